@@ -50,6 +50,16 @@ def render_length(value: int) -> str:
     return str(value)
 
 
+class _LazyHint:
+    """The 'did you mean' suffix for a bad name, computed only when an error message is built."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __format__(self, spec: str) -> str:
+        return _nearest(self.name, iter_standard_names())
+
+
 def _nearest(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -122,7 +132,7 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
     Raises ConfigNameError naming the faulty part, the valid choices and the nearest standard name.
     """
     known_aliases = tuple(BUILTIN_ALIASES) + tuple(a for a in (aliases or ()) if a not in BUILTIN_ALIASES)
-    hint = _nearest(name, iter_standard_names())
+    hint = _LazyHint(name)
     if not isinstance(name, str) or "_" not in name:
         raise ConfigNameError(
             f"invalid config name {name!r}: expected {{lang}}_{{task}}_{{length}}[_{{tokenizer}}], "

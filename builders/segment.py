@@ -27,17 +27,28 @@ _SECONDARY = (re.compile(r"[;:;:，、；：](?:\s|$)|[，、；：]"), re.compi
 _QUOTES = re.compile(r"[\"'«»‹›„“”‘’‚‛「」『』()\[\]{}（）《》〈〉【】]")
 
 
+# Closing quotes that the masked segmenter may leave at the start of the next sentence.
+_LEADING_CLOSERS = re.compile(r"^[\"'»›“”’」』)\]）》〉】]+(?=\s|$)")
+
+
 def split_sentences(language: str, text: str) -> list[str]:
     """Sentences of ``text`` (whitespace already collapsed), stripped, none empty, none overlong."""
     masked = _QUOTES.sub("*", text)
-    out: list[str] = []
+    raw: list[str] = []
     start = 0
     for piece in _sentencex_segment(language, masked):
         end = start + len(piece)
         sentence = text[start:end].strip()
         start = end
+        closers = _LEADING_CLOSERS.match(sentence)
+        if closers and raw:  # 'Truth?' + '” “I hope so,”' → 'Truth?”' + '“I hope so,”'
+            raw[-1] += closers.group(0)
+            sentence = sentence[closers.end():].strip()
         if sentence:
-            out.extend(_cut_overlong(sentence))
+            raw.append(sentence)
+    out: list[str] = []
+    for sentence in raw:
+        out.extend(_cut_overlong(sentence))
     if start != len(text):  # sentencex must return a partition of its input
         raise RuntimeError(f"sentence segmentation of {language} lost characters ({start} of {len(text)})")
     return out

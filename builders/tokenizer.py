@@ -143,6 +143,8 @@ class HFTokenizer(Tokenizer):
             self._tok = RustTokenizer.from_file(str(self._json_path))
         except Exception as exc:
             raise TokenizerError(f"tokenizer {alias}={spec}: {self._json_path} is not a valid tokenizer.json ({exc})") from None
+        # Special-token text inside a prompt is plain text, as with tiktoken's encode_ordinary.
+        self._tok.encode_special_tokens = True
 
     @property
     def identity(self) -> str:
