@@ -10,9 +10,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
-# CI sets these; a developer running plain `pytest` gets the same defaults.
-os.environ.setdefault("ONERULER_MIRROR", str(SHARED / "oneruler-upstream"))
-os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(SHARED / "tokenizers" / "tiktoken"))
+# CI sets these; a developer running plain `pytest` gets the same defaults. Made absolute so that
+# tests which change directory or start subprocesses elsewhere still find them.
+os.environ["ONERULER_MIRROR"] = str(Path(os.environ.get("ONERULER_MIRROR", SHARED / "oneruler-upstream")).resolve())
+os.environ["TIKTOKEN_CACHE_DIR"] = str(Path(os.environ.get("TIKTOKEN_CACHE_DIR", SHARED / "tokenizers" / "tiktoken")).resolve())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
