@@ -1,7 +1,7 @@
 """Render an export folder's ``README.md``: Hub YAML front matter, then the dataset card.
 
 The card is a pure function of ``manifest.json`` (configs, their stats and inputs, the data fixes
-and the measured book lengths) and the template ``builders/dataset_card.md``, so it is
+and the measured book lengths) and the template ``dataset_card.md`` (top level), so it is
 reproducible byte for byte and ``oneruler verify`` can check it.
 """
 
@@ -18,9 +18,10 @@ from .languages import LANGUAGES, NONE_WORDS
 from .schema import FEATURES
 from .tasks import TASKS
 
-TEMPLATE_PATH = Path(__file__).with_name("dataset_card.md")
+TEMPLATE_PATH = Path(__file__).resolve().parents[1] / "dataset_card.md"
 PRETTY_NAME = "ONERULER"
 SPLIT = "test"
+_SAFE_SCALAR = re.compile(r"^[a-z][a-z0-9_.\-/]*$")  # config names and shard paths never need YAML quoting
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
 
@@ -255,10 +256,43 @@ def render_card(manifest: dict, template: str | None = None) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
+def _dump(obj) -> str:
+    return yaml.dump(obj, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def front_matter_yaml(manifest: dict) -> str:
+    """``front_matter(manifest)`` as YAML text, fast for thousands of configs.
+
+    The per-config entries are identical but for names, paths and sizes (plain scalars that never
+    need quoting, checked), so they are formatted directly around one dumped features block; the
+    result parses to exactly ``front_matter(manifest)`` (a test checks this).
+    """
+    meta = front_matter(manifest)
+    configs, infos = meta.pop("configs", []), meta.pop("dataset_info", [])
+    parts = [_dump(meta)]
+    if configs:
+        for c in configs:
+            if not _SAFE_SCALAR.match(c["config_name"]) or not _SAFE_SCALAR.match(c["data_files"][0]["path"]):
+                raise ValueError(f"config {c['config_name']!r}: name or path needs YAML quoting")
+        parts.append("configs:\n")
+        parts.extend(f"- config_name: {c['config_name']}\n  data_files:\n  - split: {SPLIT}\n"
+                     f"    path: {c['data_files'][0]['path']}\n" for c in configs)
+        features_block = _dump({"features": infos[0]["features"]})
+        features_block = "".join("  " + line + "\n" for line in features_block.splitlines())
+        parts.append("dataset_info:\n")
+        for info in infos:
+            split = info["splits"][0]
+            parts.append(
+                f"- config_name: {info['config_name']}\n{features_block}  splits:\n  - name: {SPLIT}\n"
+                f"    num_bytes: {int(split['num_bytes'])}\n    num_examples: {int(split['num_examples'])}\n"
+                f"  download_size: {int(info['download_size'])}\n  dataset_size: {int(info['dataset_size'])}\n"
+            )
+    return "".join(parts)
+
+
 def render_readme(manifest: dict) -> str:
     """The full ``README.md``: ``---`` YAML front matter ``---`` then the card."""
-    meta = yaml.dump(front_matter(manifest), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
-    return f"---\n{meta}---\n\n{render_card(manifest).lstrip()}"
+    return f"---\n{front_matter_yaml(manifest)}---\n\n{render_card(manifest).lstrip()}"
 
 
 def parse_front_matter(readme: str) -> dict:
@@ -268,4 +302,5 @@ def parse_front_matter(readme: str) -> dict:
     end = readme.find("\n---\n", 4)
     if end < 0:
         raise ValueError("README.md: front matter starts with '---' but never ends")
-    return yaml.safe_load(readme[4:end + 1]) or {}
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(readme[4:end + 1], Loader=loader) or {}

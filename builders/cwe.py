@@ -9,7 +9,9 @@ keeps the token count monotone in the number of words for the budget search.
 
 from __future__ import annotations
 
-from .budget import fit_units
+import numpy as np
+
+from .budget import _last_true, fit_units
 from .configs import ConfigSpec
 from .haystack import numbering_prefix, prepared_pool
 from .rng import StableRng
@@ -18,20 +20,22 @@ from .tasks import CweSpec
 from .tokenizer import Tokenizer
 
 
-def item_keys(task: CweSpec, length: int, index: int, seed: int, n_words: int) -> list[tuple[int, int]]:
-    """(key, word slot) for every occurrence of the first n_words slots, sorted by key."""
+def item_order(task: CweSpec, length: int, index: int, seed: int, n_words: int) -> np.ndarray:
+    """Word slot of each list item for the first n_words slots, in list order.
+
+    Occurrence r of common slot c has key ``common[c * f_cw + r]``, occurrence r of uncommon slot s
+    has key ``uncommon[(s - 10) * f_ucw + r]``; items are sorted by key. The keys do not depend on the
+    language or on n_words, so the list for fewer words is the same list with some items removed.
+    """
     f_cw, f_ucw = task.frequencies(length)
     rng = StableRng("oneruler-cwe-positions", seed, task.name, length, index)
-    items = []
-    for slot in range(min(n_words, task.num_common)):
-        for r in range(f_cw):
-            items.append((rng.u64(slot * f_cw + r), slot))
-    base = task.num_common * f_cw
-    for slot in range(task.num_common, n_words):
-        for r in range(f_ucw):
-            items.append((rng.u64(base + (slot - task.num_common) * f_ucw + r), slot))
-    items.sort()
-    return items
+    n_common = min(n_words, task.num_common)
+    n_uncommon = max(0, n_words - task.num_common)
+    keys = np.concatenate([rng.u64_array("common", task.num_common * f_cw)[: n_common * f_cw],
+                           rng.u64_array("uncommon", n_uncommon * f_ucw)])
+    slots = np.concatenate([np.repeat(np.arange(n_common), f_cw),
+                            task.num_common + np.repeat(np.arange(n_uncommon), f_ucw)])
+    return slots[np.argsort(keys, kind="stable")]
 
 
 def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: Sources, tokenizer: Tokenizer) -> dict:
@@ -43,7 +47,6 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
     words = [pool.words[i] for i in perm]
     costs = [pool.costs[i] for i in perm]
     n_max = len(words)
-    all_items = item_keys(task, spec.length, index, seed, n_max)
 
     def n_items(n: int) -> int:
         return min(n, task.num_common) * f_cw + max(0, n - task.num_common) * f_ucw
@@ -58,8 +61,22 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
     overhead = tokenizer.count(head) + tokenizer.count(tail)
     budget = spec.length - task.reserve
 
+    def estimate(n: int) -> int:
+        return overhead + word_prefix[n] + numbering[n_items(n)]
+
+    # Item keys only for the slots the search can plausibly reach (extended if it goes further).
+    order_for = {"n": 0, "order": None}
+
+    def order(n: int) -> np.ndarray:
+        if n > order_for["n"]:
+            guess = max(task.num_common, _last_true(task.num_common, n_max, lambda x: estimate(x) <= budget))
+            reach = n_max if n > guess else min(n_max, guess + guess // 16 + 16)
+            order_for.update(n=reach, order=item_order(task, spec.length, index, seed, reach))
+        return order_for["order"]
+
     def assemble(n: int) -> str:
-        listed = [words[slot] for _, slot in all_items if slot < n]
+        slots = order(n)
+        listed = [words[slot] for slot in slots[slots < n].tolist()]
         return " ".join(f"{i}. {w}" for i, w in enumerate(listed, start=1))
 
     def measure(n: int) -> tuple[int, str]:
@@ -74,7 +91,7 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
 
     fit = fit_units(
         budget=budget,
-        estimate=lambda n: overhead + word_prefix[n] + numbering[n_items(n)],
+        estimate=estimate,
         unit_cost=unit_cost,
         measure=measure,
         k_min=task.num_common,

@@ -14,6 +14,7 @@ build skips every config whose shard still matches the manifest and its recorded
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -52,7 +53,6 @@ ROW_GROUP_MAX_BYTES = 64 * 1024 * 1024
 DATA_PAGE_SIZE = 256 * 1024 * 1024
 DICTIONARY_COLUMNS = ["config", "task", "context_language", "instruction_language", "tokenizer"]
 STATISTICS_COLUMNS = ["index", "length", "num_tokens", "budget", "seed"]
-README_MIN_INTERVAL_S = 20.0  # during a long build the README is refreshed at most this often (and at the end)
 PACKAGES = ("oneruler", "datasets", "pyarrow", "tiktoken", "tokenizers", "wonderwords", "sentencex")
 
 
@@ -68,11 +68,21 @@ def sha256_file(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def _file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+FILE_MODE = _file_mode()  # mkstemp creates 0600 files; exported files get the usual umask-based mode
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` via a hidden temp file in the same folder and ``os.replace``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
     try:
+        os.chmod(tmp, FILE_MODE)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -92,6 +102,21 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+# Modules that do not influence the rows; every other builders/*.py is part of the generator fingerprint.
+_NOT_GENERATOR = {"cli.py", "commands.py", "export.py", "card.py", "hub.py", "verify.py", "report.py",
+                  "scoring.py", "errors.py", "__init__.py"}
+
+
+@functools.lru_cache(maxsize=1)
+def generator_fingerprint() -> str:
+    """sha256 over the source of every module that shapes the rows (so a code change forces a rebuild)."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name not in _NOT_GENERATOR:
+            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def shard_relpath(config: str, sha256: str) -> str:
@@ -158,6 +183,7 @@ def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
     schema = FEATURES.arrow_schema
     fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".parquet", dir=folder)
     os.close(fd)
+    os.chmod(tmp, FILE_MODE)
     light: list[dict] = []
     arrow_bytes = 0
     try:
@@ -306,28 +332,47 @@ class BuildInputs:
         return generate_rows(spec, sources=self.sources, tokenizer=self.tokenizers.get(spec.alias),
                              samples=samples, seed=seed)
 
+    def card_facts(self) -> tuple[list[dict], dict]:
+        """(data fixes, measured books) for the card, cached on disk beside the sources.
+
+        Computing them loads and tokenises all 26 books (~10 s); the cache key covers the source
+        hashes, the cl100k fingerprint, the oneruler version and the code that cleans the sources.
+        """
+        from .fetch import default_cache_dir
+
+        code = "".join(
+            hashlib.sha256((Path(__file__).parent / f).read_bytes()).hexdigest() for f in ("sources.py", "export.py")
+        )
+        key = hashlib.sha256(json.dumps(
+            [self.sources.file_hashes, self.tokenizers.get("cl100k").fingerprint, package_versions()["oneruler"], code],
+            sort_keys=True).encode()).hexdigest()
+        path = Path(self.cache_dir or default_cache_dir()) / "card-facts" / f"{key}.json"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            return doc["fixes"], doc["books"]
+        except (OSError, ValueError, KeyError):
+            pass
+        fixes, books = self.fixes(), self.books()
+        try:
+            atomic_write_bytes(path, json.dumps({"fixes": fixes, "books": books}, sort_keys=True).encode("utf-8"))
+        except OSError:
+            pass  # a read-only cache only costs time
+        return fixes, books
+
     def fixes(self) -> list[dict]:
         """The data fixes applied to the sources (for the card), in a canonical order."""
         out = [{"name": f.name, "language": f.language, "count": int(f.count), "description": f.description}
                for f in self.sources.fixes]
         return sorted(out, key=lambda f: (f["name"], f["language"]))
 
-    def books(self, known: dict | None = None) -> dict:
-        """Per language: the book's source path, sha256 and measured cl100k tokens of the cleaned text.
-
-        Entries in ``known`` whose sha256 still matches are reused (measuring all 26 books takes seconds).
-        """
+    def books(self) -> dict:
+        """Per language: the book's source path, sha256 and measured cl100k tokens of the cleaned text."""
         from .manifest import load_manifest as load_source_manifest
 
-        known = known or {}
         cl100k = self.tokenizers.get("cl100k")
         out = {}
         for entry in load_source_manifest():
             if entry.kind != "book":
-                continue
-            old = known.get(entry.language)
-            if old and old.get("sha256") == entry.sha256 and old.get("tokenizer") == cl100k.identity:
-                out[entry.language] = old
                 continue
             text = self.sources.book_text(entry.language)
             out[entry.language] = {"path": entry.path, "sha256": entry.sha256, "tokenizer": cl100k.identity,
@@ -372,7 +417,7 @@ def _expected_entry(inputs: BuildInputs, spec: ConfigSpec, samples: int, seed: i
     return {"seed": seed, "samples": samples, "tokenizer": inputs.tokenizer_record(spec.alias),
             "task": spec.task, "context_language": spec.context_language,
             "instruction_language": spec.instruction_language, "length": spec.length,
-            "packages": versions}
+            "packages": versions, "generator": generator_fingerprint()}
 
 
 def _is_current(out_dir: Path, entry: dict | None, expected: dict) -> bool:
@@ -386,6 +431,8 @@ def _is_current(out_dir: Path, entry: dict | None, expected: dict) -> bool:
     if any(tok.get(k) != want.get(k) for k in ("alias", "identity", "fingerprint")):
         return False
     if entry.get("packages", {}).get("oneruler") != expected["packages"]["oneruler"]:
+        return False
+    if entry.get("generator") != expected["generator"]:
         return False
     path = out_dir / entry["file"]
     return path.is_file() and path.stat().st_size == entry["size"] and sha256_file(path) == entry["sha256"]
@@ -483,8 +530,7 @@ def build_dataset(
             f"build into a new --out folder"
         )
     manifest["sources"] = sources
-    manifest["fixes"] = inputs.fixes()
-    manifest["books"] = inputs.books(manifest.get("books"))
+    manifest["fixes"], manifest["books"] = inputs.card_facts()
     versions = package_versions()
 
     summary = BuildSummary(out)
@@ -502,34 +548,27 @@ def build_dataset(
     write_readme(out, manifest)
 
     bars = _Progress(len(todo), samples, enabled=progress and bool(todo))
-    last_readme = time.monotonic()
 
     def finish(info: ShardInfo) -> None:
-        nonlocal last_readme
+        # Order matters for an interruption at any point: shard (already renamed) -> manifest ->
+        # README -> only then delete the superseded shard the old README may still point to.
         entry = dict(expected[info.config])
         entry.update(file=info.file, sha256=info.sha256, size=info.size, num_rows=info.num_rows, stats=info.stats)
         manifest["configs"][info.config] = entry
         write_manifest(out, manifest)
+        write_readme(out, manifest)
+        for path in (out / DATA_DIR / info.config).iterdir():
+            if path.relative_to(out).as_posix() != info.file and not path.name.startswith(TMP_PREFIX):
+                path.unlink(missing_ok=True)
         summary.built.append(info.config)
         bars.done(info.config)
-        if time.monotonic() - last_readme >= README_MIN_INTERVAL_S:
-            write_readme(out, manifest)
-            collect_garbage(out, manifest)
-            last_readme = time.monotonic()
 
+    # Longest jobs first (CWE at the largest lengths dominate), so parallel workers finish together.
+    cost = {s.name: (s.length, s.task.startswith("cwe")) for s in specs}
+    todo.sort(key=lambda name: (cost[name][0], cost[name][1]), reverse=True)
     try:
-        if num_proc == 1 or len(todo) <= 1:
-            _WORKER["inputs"] = inputs
-            _WORKER["queue"] = None
-            for name in todo:
-                spec = parse_config_name(name, aliases)
-                bars.update(name, 0)
-                info = write_shard(inputs.rows(spec, samples, seed), out, name,
-                                   progress=lambda n, name=name: bars.update(name, n))
-                finish(info)
-        else:
-            _build_parallel(todo, out, samples, seed, aliases, min(num_proc, len(todo)), inputs, tokenizer_specs,
-                            mirror, cache_dir, bars, finish)
+        run_jobs([(name, samples, seed) for name in todo], out, aliases, num_proc, inputs, tokenizer_specs,
+                 mirror, cache_dir, bars, finish)
     finally:
         bars.close()
         write_readme(out, manifest)
@@ -542,8 +581,31 @@ def build_dataset(
     return summary
 
 
-def _build_parallel(todo, out, samples, seed, aliases, workers, inputs, tokenizer_specs, mirror, cache_dir,
-                    bars: _Progress, finish) -> None:
+def run_jobs(jobs: list[tuple[str, int, int]], out: Path, aliases: tuple[str, ...], num_proc: int,
+             inputs: BuildInputs, tokenizer_specs: dict[str, str], mirror: str | None, cache_dir: str | None,
+             bars: _Progress, finish: Callable[[ShardInfo], None]) -> None:
+    """Write the shard of every (config, samples, seed) job into ``out``; call ``finish`` as each completes.
+
+    ``num_proc`` > 1 uses that many spawned worker processes (each loads sources and tokenizers
+    once); the bytes written do not depend on it. A failure names the config and stops the rest.
+    """
+    if num_proc == 1 or len(jobs) <= 1:
+        for name, samples, seed in jobs:
+            spec = parse_config_name(name, aliases)
+            bars.update(name, 0)
+            try:
+                info = write_shard(inputs.rows(spec, samples, seed), out, name,
+                                   progress=lambda n, name=name: bars.update(name, n))
+            except OneRulerError:
+                raise
+            except Exception as exc:  # name the config at fault
+                raise OneRulerError(f"config {name}: build failed: {type(exc).__name__}: {exc}") from exc
+            finish(info)
+        return
+    _build_parallel(jobs, out, aliases, min(num_proc, len(jobs)), tokenizer_specs, mirror, cache_dir, bars, finish)
+
+
+def _build_parallel(jobs, out, aliases, workers, tokenizer_specs, mirror, cache_dir, bars: _Progress, finish) -> None:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
@@ -566,7 +628,8 @@ def _build_parallel(todo, out, samples, seed, aliases, workers, inputs, tokenize
         thread.start()
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                                  initargs=(mirror, cache_dir, tokenizer_specs, q)) as pool:
-            pending = {pool.submit(_worker_build, name, str(out), samples, seed, aliases): name for name in todo}
+            pending = {pool.submit(_worker_build, name, str(out), samples, seed, aliases): name
+                       for name, samples, seed in jobs}
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -113,22 +113,24 @@ def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None 
 
 
 def metric_files(folder: Path = METRIC_DIR) -> list[str]:
-    """The files of the metric folder to publish (relative POSIX paths), caches excluded."""
+    """The files a metric Space needs (``builders.report.METRIC_SPACE_FILES``), checked to exist and be fresh."""
+    from .report import METRIC_SPACE_FILES, check_metric_copy
+
     if not folder.is_dir():
         raise OneRulerError(f"metric folder {folder} does not exist")
-    out = []
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder)
-        if not path.is_file() or any(part in METRIC_IGNORE for part in rel.parts) or path.suffix in (".pyc", ".pyo"):
-            continue
-        out.append(rel.as_posix())
-    if not out:
-        raise OneRulerError(f"metric folder {folder} holds no files to publish")
-    return out
+    missing = [f for f in METRIC_SPACE_FILES if not (folder / f).is_file()]
+    if missing:
+        raise OneRulerError(f"metric folder {folder} lacks {missing}")
+    if folder.resolve() == METRIC_DIR.resolve():
+        check_metric_copy(folder)  # the metric's copy of builders/scoring.py must not be stale
+    return list(METRIC_SPACE_FILES)
 
 
 def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) -> str:
-    """Publish ``metrics/oneruler/`` as a Gradio Space in one commit so ``evaluate.load(repo_id)`` works."""
+    """Publish the metric as a Gradio Space in one commit so ``evaluate.load(repo_id)`` works.
+
+    ``evaluate`` fetches ``<NAME>.py`` from the Space, so the module is also uploaded under that name.
+    """
     from huggingface_hub import CommitOperationAdd, HfApi
 
     _check_repo_id(repo_id)
@@ -137,6 +139,9 @@ def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) 
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
     operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in files]
+    script = repo_id.split("/")[-1] + ".py"
+    if script not in files:
+        operations.append(CommitOperationAdd(path_in_repo=script, path_or_fileobj=str(folder / "oneruler.py")))
     info = api.create_commit(repo_id, operations, repo_type="space",
                              commit_message="ONERULER metric", commit_description="Uploaded with `oneruler push-metric`.")
     return info.commit_url

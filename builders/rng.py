@@ -10,6 +10,8 @@ import hashlib
 import struct
 from typing import Sequence
 
+import numpy as np
+
 
 def stable_key(*parts: object) -> bytes:
     """A 32-byte key from the parts (joined unambiguously, never Python's salted hash())."""
@@ -36,6 +38,11 @@ class StableRng:
             self._block = struct.unpack(">4Q", digest)
             self._block_index = block
         return self._block[offset]
+
+    def u64_array(self, stream: str, count: int) -> np.ndarray:
+        """``count`` 64-bit values of a named sub-stream (SHAKE-256 output: a longer call extends a shorter one)."""
+        data = hashlib.shake_256(self.key + b"\x00" + stream.encode()).digest(8 * count)
+        return np.frombuffer(data, dtype=">u8").astype(np.uint64)
 
     def next_u64(self) -> int:
         v = self.u64(self._pos)
