@@ -43,18 +43,20 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
     lang = spec.context_language
     f_cw, f_ucw = task.frequencies(spec.length)
     pool = prepared_pool(sources, lang, tokenizer)
-    perm = StableRng("oneruler-cwe-words", seed, task.name, spec.length, index).permutation(len(pool.words))
-    words = [pool.words[i] for i in perm]
-    costs = [pool.costs[i] for i in perm]
+    # A uniformly random order of the pool: sort by keys from the draw's stream (vectorised).
+    keys = StableRng("oneruler-cwe-words", seed, task.name, spec.length, index).u64_array("order", len(pool.words))
+    perm = np.argsort(keys, kind="stable")
+    words = [pool.words[i] for i in perm.tolist()]
+    costs = np.asarray(pool.costs, dtype=np.int64)[perm]
     n_max = len(words)
 
     def n_items(n: int) -> int:
         return min(n, task.num_common) * f_cw + max(0, n - task.num_common) * f_ucw
 
     numbering = numbering_prefix(sources, tokenizer, n_items(n_max))
-    word_prefix = [0]
-    for slot, c in enumerate(costs):
-        word_prefix.append(word_prefix[-1] + c * (f_cw if slot < task.num_common else f_ucw))
+    freq = np.full(n_max, f_ucw, dtype=np.int64)
+    freq[: task.num_common] = f_cw
+    word_prefix = np.concatenate([[0], np.cumsum(costs * freq)]).tolist()
 
     template = sources.cwe_template(lang)
     head, tail = template.text.split("{context}")
@@ -87,7 +89,7 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
         if n >= n_max:
             return 0
         m = n_items(n)
-        return f_ucw * costs[n] + numbering[m + f_ucw] - numbering[m]
+        return f_ucw * int(costs[n]) + numbering[m + f_ucw] - numbering[m]
 
     fit = fit_units(
         budget=budget,
