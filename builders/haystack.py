@@ -20,6 +20,7 @@ class PreparedBook:
     sentences: list[str]
     costs: list[int]  # tokens of joiner + sentence
     prefix: list[int]  # prefix[i] = sum(costs[:i])
+    scale: float = 1.0  # exact tokens of the joined book / sum of costs (joins merge tokens in zh/ja)
 
     @property
     def total(self) -> int:
@@ -28,14 +29,15 @@ class PreparedBook:
     def cum(self, k: int) -> int:
         """Estimated tokens of the first k units (cycling back to the start of the book)."""
         full, rest = divmod(k, len(self.sentences))
-        return full * self.total + self.prefix[rest]
+        return int((full * self.total + self.prefix[rest]) * self.scale)
 
     def cost(self, k: int) -> int:
         return self.costs[k % len(self.sentences)]
 
     def units_for(self, tokens: int) -> int:
-        """Smallest k whose cumulative cost reaches ``tokens`` (an upper bound for searches)."""
-        full, rest = divmod(tokens, self.total)
+        """A k whose estimated cost exceeds ``tokens`` (an upper bound for searches)."""
+        raw = int(tokens / min(self.scale, 1.0)) + 1
+        full, rest = divmod(raw, self.total)
         return full * len(self.sentences) + bisect.bisect_left(self.prefix, rest) + 1
 
     def take(self, k: int) -> list[str]:
@@ -55,7 +57,11 @@ def prepared_book(sources: Sources, language: str, tokenizer: Tokenizer) -> Prep
         sentences = split_sentences(language, sources.book_text(language))
         joiner = get_language(language).joiner
         costs = tokenizer.count_batch([joiner + s for s in sentences])
-        cache[key] = PreparedBook(language, sentences, costs, [0, *accumulate(costs)])
+        prefix = [0, *accumulate(costs)]
+        # One deterministic correction per book and tokenizer, so that one exact measurement
+        # usually suffices even where tokens merge across joins.
+        scale = tokenizer.count(joiner.join(sentences)) / prefix[-1]
+        cache[key] = PreparedBook(language, sentences, costs, prefix, scale)
     return cache[key]
 
 

@@ -19,9 +19,15 @@ import re
 
 from sentencex import segment as _sentencex_segment
 
-MAX_SENTENCE_CHARS = 2_000
-# Secondary boundaries, best first: clause punctuation (Latin and CJK), then any whitespace.
-_SECONDARY = (re.compile(r"[;:;:，、；：](?:\s|$)|[，、；：]"), re.compile(r",\s"), re.compile(r"\s"))
+MAX_SENTENCE_CHARS = 1_000
+# Secondary boundaries, best first: sentence stops the segmenter passed over (followed by an
+# upper-case or non-Latin start), clause punctuation (Latin and CJK), commas, then any whitespace.
+_SECONDARY = (
+    re.compile(r"[.!?…؟۔।॥]+[\"'”’»›」』）)\]]*\s+(?=[^\s\w]{0,4}[^\W\d_a-z])|[。！？]+[”’」』）]*"),
+    re.compile(r"[;:；：؛](?:\s|$)|[；：]"),
+    re.compile(r"[,，、،]\s*"),
+    re.compile(r"\s"),
+)
 
 
 _QUOTES = re.compile(r"[\"'«»‹›„“”‘’‚‛「」『』()\[\]{}（）《》〈〉【】]")
