@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import click
 
 from .configs import match_configs, parse_config_name
@@ -84,10 +83,7 @@ def format_example(row: dict, edge: int = 400, around: int = 120) -> str:
         out.append(f"\n  [... {s - cursor:,} characters ...]\n")
         out.append(context[s:value_at] + _highlight(context[value_at:e]) + click.style(f"  ◀ depth {needle['depth']}%", fg="cyan"))
         cursor = e
-    if row["task"].startswith("cwe"):
-        out.append(f"\n  [... {max(0, len(context) - edge - cursor):,} characters ...]\n")
-    else:
-        out.append(f"\n  [... {max(0, len(context) - edge - cursor):,} characters ...]\n")
+    out.append(f"\n  [... {max(0, len(context) - edge - cursor):,} characters ...]\n")
     out.append(context[max(cursor, len(context) - edge):] + text[end:])
     out.append("")
     out.append(click.style("gold answers: ", bold=True) + ", ".join(_highlight(a) for a in row["answers"]))

@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .configs import ConfigSpec, match_configs, parse_config_name
+from .commands import source_options
 from .errors import OneRulerError, cli_errors
 from .schema import FEATURES
 
@@ -676,8 +677,7 @@ def parse_tokenizer_options(options: Iterable[str]) -> dict[str, str]:
 @click.option("--num-proc", default=1, show_default=True, type=int, help="Configs built in parallel processes.")
 @click.option("--tokenizer", "tokenizers", multiple=True, metavar="ALIAS=SPEC",
               help="Register a token-control tokenizer (tiktoken encoding, hub id or local path).")
-@click.option("--mirror", default=None, help="Folder or URL with the upstream layout (default: $ONERULER_MIRROR, else GitHub).")
-@click.option("--cache-dir", default=None, help="Source cache (default: $ONERULER_CACHE or the user cache).")
+@source_options
 @click.option("--force", is_flag=True, help="Rebuild configs even if their shards match the manifest.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 @cli_errors

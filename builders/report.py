@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from builders import scoring
+from builders.configs import render_length
 from builders.errors import OneRulerError, cli_errors
 
 METRIC_DIR = Path(__file__).resolve().parent.parent / "metrics" / "oneruler"
@@ -268,13 +269,7 @@ def language_label(row: dict) -> str:
     return ctx if ctx == inst else f"{ctx}-{inst}"
 
 
-def length_label(length: int) -> str:
-    """8000 -> "8k", 1000000 -> "1m", others as digits."""
-    if length % 1_000_000 == 0:
-        return f"{length // 1_000_000}m"
-    if length % 1000 == 0:
-        return f"{length // 1000}k"
-    return str(length)
+length_label = render_length  # 8000 -> "8k", 1000000 -> "1m", others as digits
 
 
 @dataclass

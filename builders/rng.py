@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Sequence
 
 import numpy as np
 
@@ -80,6 +79,3 @@ class StableRng:
             j = i + self.randbelow(n - i)
             pool[i], pool[j] = pool[j], pool[i]
         return pool[:k]
-
-    def shuffled(self, items: Sequence) -> list:
-        return [items[i] for i in self.permutation(len(items))]

@@ -21,6 +21,7 @@ from typing import Callable
 
 import click
 
+from .commands import source_options
 from .errors import CheckFailed, OneRulerError, cli_errors
 from .export import (
     README_NAME,
@@ -172,8 +173,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
 @click.command("verify")
 @click.argument("out_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
 @click.option("--num-proc", default=1, show_default=True, type=int, help="Configs rebuilt in parallel processes.")
-@click.option("--mirror", default=None, help="Folder or URL with the upstream layout (default: $ONERULER_MIRROR, else GitHub).")
-@click.option("--cache-dir", default=None, help="Source cache (default: $ONERULER_CACHE or the user cache).")
+@source_options
 @click.option("--tokenizer", "tokenizers", multiple=True, metavar="ALIAS=SPEC",
               help="Where to find a recorded tokenizer if its spec moved (its fingerprint must still match).")
 @click.option("--checksums-only", is_flag=True, help="Only check shards and README against the manifest.")
