@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import datasets
 
-from builders.configs import ConfigSpec, iter_standard_configs, parse_config_name
-from builders.generate import DEFAULT_SAMPLES, DEFAULT_SEED, generate_rows
-from builders.schema import FEATURES
+from builders.spec.configs import ConfigSpec, iter_standard_configs, parse_config_name
+from builders.spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
+from builders.spec.schema import FEATURES
 
 _DESCRIPTION = (
     "ONERULER: a multilingual long-context benchmark (26 languages, 7 tasks: single/multi-key/"
@@ -81,11 +81,12 @@ class OneRuler(datasets.GeneratorBasedBuilder):
         return [datasets.SplitGenerator(name=datasets.Split.TEST)]
 
     def _generate_examples(self):
-        from builders.sources import load_sources
-        from builders.tokenizer import TokenizerRegistry
+        from builders.generate.rows import RowGenerator
+        from builders.generate.tokenizer import TokenizerRegistry
+        from builders.sources.store import load_sources
 
         cfg: OneRulerConfig = self.config
         sources = load_sources(mirror=cfg.mirror, cache_dir=cfg.source_cache)
-        tokenizer = TokenizerRegistry(cfg.tokenizers).get(cfg.spec.alias)
-        for row in generate_rows(cfg.spec, sources=sources, tokenizer=tokenizer, samples=cfg.samples, seed=cfg.seed):
+        generator = RowGenerator(sources, TokenizerRegistry(cfg.tokenizers))
+        for row in generator.rows(cfg.spec, samples=cfg.samples, seed=cfg.seed):
             yield row["index"], row

@@ -61,8 +61,8 @@ def tokenise_once_floor(out_dir: Path, tokenizer_specs: dict[str, str]) -> tuple
     """(CPU seconds, examples, tokens) to encode every emitted input once with its measuring tokenizer."""
     import pyarrow.parquet as pq
 
-    from builders.export import read_manifest
-    from builders.tokenizer import TokenizerRegistry
+    from builders.export.manifest import read_manifest
+    from builders.generate.tokenizer import TokenizerRegistry
 
     registry = TokenizerRegistry(tokenizer_specs)
     manifest = read_manifest(out_dir)
@@ -119,7 +119,8 @@ def main(patterns, out_dir, samples, num_proc, tokenizers, as_json):
         sys.exit(f"build failed with exit code {rc}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    from builders.export import parse_tokenizer_options, read_manifest
+    from builders.export.manifest import read_manifest
+    from builders.generate.tokenizer import parse_tokenizer_options
 
     manifest = read_manifest(out)
     floor_cpu, n_examples, n_tokens = tokenise_once_floor(out, parse_tokenizer_options(tokenizers))

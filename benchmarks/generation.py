@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from builders.configs import ConfigSpec, parse_length  # noqa: E402
-from builders.generate import generate_rows  # noqa: E402
-from builders.sources import load_sources  # noqa: E402
-from builders.tasks import MAIN_TASKS  # noqa: E402
-from builders.tokenizer import TokenizerRegistry  # noqa: E402
+from builders.generate.rows import RowGenerator  # noqa: E402
+from builders.generate.tokenizer import TokenizerRegistry  # noqa: E402
+from builders.sources.store import load_sources  # noqa: E402
+from builders.spec.configs import ConfigSpec, parse_length  # noqa: E402
+from builders.spec.tasks import MAIN_TASKS  # noqa: E402
 
 
 def main() -> None:
@@ -40,6 +40,7 @@ def main() -> None:
     tok = reg.get(args.tokenizer)
     t0 = time.perf_counter()
     sources = load_sources()
+    generator = RowGenerator(sources, reg)
     print(f"load sources: {time.perf_counter() - t0:.2f}s", flush=True)
     alias = None if args.tokenizer == "cl100k" else args.tokenizer
     tot_build = tot_cpu = tot_floor = 0.0
@@ -50,7 +51,7 @@ def main() -> None:
             for length in map(parse_length, args.lengths.split(",")):
                 spec = ConfigSpec(lang, task, length, tokenizer_alias=alias)
                 w, c = time.perf_counter(), time.process_time()
-                rows = list(generate_rows(spec, sources=sources, tokenizer=tok, samples=args.samples))
+                rows = list(generator.rows(spec, samples=args.samples))
                 build, cpu = time.perf_counter() - w, time.process_time() - c
                 w = time.perf_counter()
                 for r in rows:

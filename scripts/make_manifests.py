@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from builders.languages import LANGUAGES  # noqa: E402
-from builders.manifest import UPSTREAM_COMMIT, UPSTREAM_REPO, WONDERWORDS_VERSION  # noqa: E402
+from builders.sources.manifest import UPSTREAM_COMMIT, UPSTREAM_REPO, WONDERWORDS_VERSION  # noqa: E402
+from builders.spec.languages import LANGUAGES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 UPSTREAM_LICENCE = "MIT (github.com/mungg/OneRuler LICENSE)"

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+# No test writes into the user's real caches: every cache the code or its libraries may use points
+# into a private folder for this test process, removed at exit (set before anything imports them).
+SANDBOX = Path(tempfile.mkdtemp(prefix="oneruler-tests-"))
+atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
+os.environ["ONERULER_CACHE"] = str(SANDBOX / "oneruler-cache")
+os.environ["XDG_CACHE_HOME"] = str(SANDBOX / "xdg-cache")
+os.environ["HF_HOME"] = str(SANDBOX / "hf-home")
+os.environ["HF_DATASETS_CACHE"] = str(SANDBOX / "hf-home" / "datasets")
+os.environ["MPLCONFIGDIR"] = str(SANDBOX / "matplotlib")
 
 # CI sets these; a developer running plain `pytest` gets the same defaults. Made absolute so that
 # tests which change directory or start subprocesses elsewhere still find them.
@@ -34,14 +47,14 @@ def source_cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def sources(mirror, source_cache):
-    from builders.sources import load_sources
+    from builders.sources.store import load_sources
 
     return load_sources(mirror=str(mirror), cache_dir=str(source_cache))
 
 
 @pytest.fixture(scope="session")
 def registry():
-    from builders.tokenizer import TokenizerRegistry
+    from builders.generate.tokenizer import TokenizerRegistry
 
     return TokenizerRegistry({"llama3": str(HF_TOKENIZERS / "llama3"), "qwen": str(HF_TOKENIZERS / "qwen")})
 
@@ -49,3 +62,10 @@ def registry():
 @pytest.fixture(scope="session")
 def cl100k(registry):
     return registry.get("cl100k")
+
+
+@pytest.fixture(scope="session")
+def generator(sources, registry):
+    from builders.generate.rows import RowGenerator
+
+    return RowGenerator(sources, registry)

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from builders.schema import FEATURES
+from builders.spec.schema import FEATURES
 from oneruler import OneRuler
 
 

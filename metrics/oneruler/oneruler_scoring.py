@@ -1,13 +1,12 @@
-# GENERATED from builders/scoring.py by builders.report.sync_metric_copy(); do not edit.
 """The ONERULER metric (SPEC §5): per-example pass/fail, RULER-style recall, NIAH error categories.
 
 Paper mode (the default) reproduces the upstream `eval/evaluate.py` rules exactly; strict mode
 (opt-in) matches none words and CWE words as whole tokens instead of substrings. See
 docs/scoring.md for the rules and every difference between the modes.
 
-Standard library only, apart from the table of none words: the published metric folder
-(metrics/oneruler/oneruler_scoring.py) is this file with that one import rendered as a literal
-(builders.report.sync_metric_copy), so the two cannot drift.
+Standard library only and self-contained: the metric folder carries a byte-identical copy of this
+file (metrics/oneruler/oneruler_scoring.py, checked by sha256), so a Hugging Face Space can load the
+metric without this project installed.
 """
 
 from __future__ import annotations
@@ -18,40 +17,21 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-NONE_WORDS: dict[str, tuple[str, ...]] = {
-    'en': ('none',),
-    'ko': ('없음',),
-    'pl': ('brak',),
-    'zh': ('无',),
-    'vi': ('Không có',),
-    'ja': ('なし', '数字はありません'),
-    'ta': ('ஏதுமில்லை',),
-    'hu': ('nincs',),
-    'fr': ('aucun',),
-    'no': ('ingen',),
-    'uk': ('немає', 'Нема'),
-    'ru': ('нет',),
-    'de': ('Keine vorhanden',),
-    'es': ('ninguno',),
-    'sv': ('inga',),
-    'fi': ('ei mikään',),
-    'cs': ('žádné', 'žádná'),
-    'sr': ('nema',),
-    'pt': ('nenhum',),
-    'it': ('nessuno',),
-    'fa': ('هیچ کدام',),
-    'sw': ('hakuna',),
-    'nl': ('geen',),
-    'st': ('ha ho letho',),
-    'hi': ('कोई नहीं',),
-    'da': ('ingen',),
-}
-
 NUMBER_TASKS: tuple[str, ...] = ("s_niah", "mk_niah", "mv_niah", "mq_niah", "s_niah_nonone")
 NONE_TASKS: tuple[str, ...] = ("none_niah",)
 NIAH_TASKS: tuple[str, ...] = NUMBER_TASKS + NONE_TASKS
 CWE_TASKS: tuple[str, ...] = ("cwe_easy", "cwe_hard")
 TASK_IDS: tuple[str, ...] = NIAH_TASKS + CWE_TASKS
+
+# The none words the paper's scorer accepts, per instruction language (upstream eval/evaluate.py).
+NONE_WORDS: dict[str, tuple[str, ...]] = {
+    "en": ("none",), "ko": ("없음",), "pl": ("brak",), "zh": ("无",), "vi": ("Không có",),
+    "ja": ("なし", "数字はありません"), "ta": ("ஏதுமில்லை",), "hu": ("nincs",), "fr": ("aucun",),
+    "no": ("ingen",), "uk": ("немає", "Нема"), "ru": ("нет",), "de": ("Keine vorhanden",),
+    "es": ("ninguno",), "sv": ("inga",), "fi": ("ei mikään",), "cs": ("žádné", "žádná"),
+    "sr": ("nema",), "pt": ("nenhum",), "it": ("nessuno",), "fa": ("هیچ کدام",), "sw": ("hakuna",),
+    "nl": ("geen",), "st": ("ha ho letho",), "hi": ("कोई नहीं",), "da": ("ingen",),
+}
 
 CATEGORIES: tuple[str, ...] = ("correct", "none_when_present", "distractor", "partial", "wrong", "no_answer")
 TRUNCATION_POLICIES: tuple[str, ...] = ("paper", "score", "wrong")
@@ -210,14 +190,6 @@ def _found_values(out: str, keys: Iterable[str]) -> set[str]:
     return found
 
 
-def extract_numbers(prediction: Any) -> list[str]:
-    """The numbers the paper reads from an output: NFKC, `\\d+` runs of length >= 2, first occurrences."""
-    text = as_text(prediction)
-    if not text:
-        return []
-    return list(dict.fromkeys(m.group() for m in _NUMBER.finditer(normalize(text))))
-
-
 def _numbers_pass(out: str, gold: Sequence[str]) -> bool:
     seen: set[str] = set()
     for match in _NUMBER.finditer(out):
@@ -318,12 +290,6 @@ def _score_cwe(text: str, answers: Sequence[str], strict: bool):
 def _check_task(task: str) -> None:
     if task not in TASK_IDS:
         raise ValueError(f"unknown task {task!r}; valid: {', '.join(TASK_IDS)}")
-
-
-def is_correct(prediction: Any, answers: Sequence[str], task: str, instruction_language: str | None = None,
-               *, strict: bool = False) -> bool:
-    """The paper's (or strict) pass/fail for one output; None counts as a failure here."""
-    return score_example(prediction, answers, task, instruction_language, strict=strict).passed
 
 
 def score_example(

@@ -1,0 +1,1 @@
+"""Base layer: errors with exit codes, atomic file writes and hashing, progress output."""

@@ -1,0 +1,48 @@
+"""The ``oneruler`` command line: a thin shell over the layers below; the only place that imports click.
+
+Subcommands are imported lazily so that ``oneruler list`` does not pay for ``datasets``/matplotlib.
+Errors go to stderr with exit code 2 (bad input) or 1 (a check failed); results go to stdout.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> "module:attribute" of a click.Command
+SUBCOMMANDS: dict[str, str] = {
+    "fetch": "builders.cli.sources:fetch_command",
+    "list": "builders.cli.sources:list_command",
+    "show": "builders.cli.show:show_command",
+    "build": "builders.cli.build:build_command",
+    "verify": "builders.cli.build:verify_command",
+    "push": "builders.cli.hub:push_command",
+    "push-metric": "builders.cli.hub:push_metric_command",
+    "score": "builders.cli.score:score_command",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = SUBCOMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        return getattr(importlib.import_module(module_name), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="oneruler")
+def cli() -> None:
+    """ONERULER: build, verify, publish and score the multilingual long-context benchmark."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point."""
+    cli.main(args=argv, prog_name="oneruler", standalone_mode=True)

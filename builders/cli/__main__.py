@@ -1,0 +1,5 @@
+"""``python -m builders.cli``."""
+
+from . import main
+
+main()

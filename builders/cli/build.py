@@ -1,0 +1,70 @@
+"""``oneruler build`` and ``oneruler verify``."""
+
+from __future__ import annotations
+
+import click
+
+from .handler import cli_errors
+from .options import (
+    echo_err,
+    num_proc_option,
+    quiet_option,
+    samples_option,
+    seed_option,
+    source_options,
+    tokenizer_option,
+)
+
+
+@click.command("build")
+@click.argument("patterns", nargs=-1, required=True, metavar="[GLOB ...]")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Export folder (created if needed).")
+@samples_option
+@seed_option
+@num_proc_option
+@tokenizer_option
+@source_options
+@click.option("--force", is_flag=True, help="Rebuild configs even if their shards match the manifest.")
+@quiet_option
+@cli_errors
+def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, quiet):
+    """Build configs (names or globs over the standard grid) into the export folder --out."""
+    from ..export.build import build_dataset
+    from ..generate.tokenizer import parse_tokenizer_options
+
+    summary = build_dataset(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc,
+                            tokenizer_specs=parse_tokenizer_options(tokenizers), mirror=mirror,
+                            cache_dir=cache_dir, force=force, progress=not quiet, log=echo_err)
+    click.echo(
+        f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
+        f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "
+        f"({summary.seconds:.1f} s)"
+    )
+
+
+@click.command("verify")
+@click.argument("out_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@num_proc_option
+@source_options
+@click.option("--tokenizer", "tokenizers", multiple=True, metavar="ALIAS=SPEC",
+              help="Where to find a recorded tokenizer if its spec moved (its fingerprint must still match).")
+@click.option("--checksums-only", is_flag=True, help="Only check shards and README against the manifest.")
+@quiet_option
+@cli_errors
+def verify_command(out_dir, num_proc, mirror, cache_dir, tokenizers, checksums_only, quiet):
+    """Check every shard of DIR against its manifest, then rebuild every config and compare."""
+    from ..base.errors import CheckFailed
+    from ..export.verify import verify_export
+    from ..generate.tokenizer import parse_tokenizer_options
+
+    report = verify_export(out_dir, mirror=mirror, cache_dir=cache_dir, num_proc=num_proc,
+                           tokenizer_overrides=parse_tokenizer_options(tokenizers),
+                           checksums_only=checksums_only, progress=not quiet, log=click.echo)
+    n_ok = sum(v == "identical" for v in report.results.values())
+    if not report.ok:
+        raise CheckFailed(
+            f"{out_dir}: {len(report.results) - n_ok} of {len(report.results)} config(s) differ or could not be rebuilt"
+            + (f"; {len(report.problems)} other problem(s): " + "; ".join(report.problems) if report.problems else "")
+        )
+    what = "checksums match" if checksums_only else "rebuilt identical"
+    click.echo(f"verified {out_dir}: {n_ok}/{len(report.results)} configs {what}")

@@ -1,0 +1,39 @@
+"""Options shared by several commands, defined once (names, environment variables, defaults)."""
+
+from __future__ import annotations
+
+import click
+
+from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
+
+mirror_option = click.option(
+    "--mirror", envvar="ONERULER_MIRROR", default=None, metavar="PATH_OR_URL",
+    help="Folder, file:// or http(s):// base with the upstream layout (env ONERULER_MIRROR).",
+)
+cache_option = click.option(
+    "--cache-dir", envvar="ONERULER_CACHE", default=None, metavar="DIR",
+    help="Content-addressed source cache (env ONERULER_CACHE; default: the user cache dir).",
+)
+tokenizer_option = click.option(
+    "--tokenizer", "tokenizers", multiple=True, metavar="ALIAS=SPEC",
+    help="Register a tokenizer for token-control configs: tiktoken encoding, HF hub id or local folder.",
+)
+samples_option = click.option("--samples", default=DEFAULT_SAMPLES, show_default=True, type=int,
+                              help="Examples per config.")
+seed_option = click.option("--seed", default=DEFAULT_SEED, show_default=True, type=int,
+                           help="Base seed of every random draw.")
+num_proc_option = click.option("--num-proc", default=1, show_default=True, type=int,
+                               help="Configs built in parallel processes.")
+quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
+datasets_cache_option = click.option("--datasets-cache", default=None, metavar="DIR",
+                                     help="Cache folder of the `datasets` library for loading rows.")
+
+
+def source_options(func):
+    """Add --mirror and --cache-dir."""
+    return mirror_option(cache_option(func))
+
+
+def echo_err(message: str) -> None:
+    """A log line on stderr."""
+    click.echo(message, err=True)

@@ -1,0 +1,1 @@
+"""Export layer: Parquet shards, the export manifest, builds, the dataset card, verify, Hub upload."""

@@ -1,0 +1,207 @@
+"""The dataset card of an export: ``dataset_card.md`` with its ``{{ placeholders }}`` filled from the manifest.
+
+The card is a pure function of ``manifest.json`` (configs, their stats and inputs, the data fixes
+and the measured book lengths) and the template, so it is reproducible byte for byte and
+``oneruler verify`` can check it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from ..scoring.core import NONE_WORDS
+from ..spec.configs import render_length
+from ..spec.languages import LANGUAGES
+from ..spec.tasks import TASKS
+from ..base.files import atomic_write_bytes
+from .frontmatter import front_matter_yaml
+from .layout import README_NAME
+
+TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "dataset_card.md"
+_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+
+
+def _table(header: list[str], rows: list[list]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
+    return "\n".join(out)
+
+
+def _num(n: int) -> str:
+    return f"{n:,}"
+
+
+def _task_table() -> str:
+    rows = []
+    gold = {
+        "s_niah": "the value", "mk_niah": "the queried key's value", "mv_niah": "all 4 values",
+        "mq_niah": "both values", "none_niah": "the instruction language's \"none\" word",
+        "cwe_easy": "the 10 common words", "cwe_hard": "the 10 common words", "s_niah_nonone": "the value",
+    }
+    for name, t in TASKS.items():
+        if t.kind == "niah":
+            needles = f"{t.num_keys} key(s) × {t.num_values} value(s)"
+            setup = f"{t.num_queries} quer{'y' if t.num_queries == 1 else 'ies'}" + ("" if t.relevant else ", key absent")
+            if not t.none_option:
+                setup += ", no \"none\" option"
+        else:
+            needles = "—"
+            setup = f"10 words ×{t.freq_common}, others ×{t.freq_uncommon} (≤8k: ×{t.short_freq_common} / ×{t.short_freq_uncommon})"
+        rows.append([f"`{name}`", t.paper_name, needles, setup, gold[name], t.reserve])
+    return _table(["task", "paper name", "needles", "setup", "gold answer", "reserve (tokens)"], rows)
+
+
+def _language_table(present: set[str]) -> str:
+    rows = []
+    for code in sorted(LANGUAGES):
+        lang = LANGUAGES[code]
+        rows.append([f"`{code}`" + ("" if code in present else " ¹"), lang.name, lang.family, lang.subfamily, lang.script,
+                     lang.morphology, _num(lang.wikipedia_articles), "yes" if lang.low_resource else "",
+                     " / ".join(NONE_WORDS[code])])
+    return _table(["code", "language", "family", "subfamily", "script", "morphology", "Wikipedia articles",
+                   "low-resource", "accepted \"none\" words"], rows)
+
+
+def _book_table(books: dict) -> str:
+    rows = []
+    for code in sorted(LANGUAGES):
+        b = LANGUAGES[code].book
+        measured = books.get(code, {})
+        tokens = measured.get("tokens")
+        repeat = f"{128_000 / tokens:.1f}×" if tokens and tokens < 128_000 else ""
+        rows.append([f"`{code}`", b.title, b.author, b.year, _num(b.paper_o200k_tokens),
+                     _num(tokens) if tokens is not None else "n/a", repeat])
+    return _table(["lang", "title", "author", "year", "tokens (paper, o200k)", "tokens (measured, cl100k, cleaned text)",
+                   "repeats to fill 128k"], rows)
+
+
+def _config_stats_table(configs: dict) -> str:
+    rows = []
+    for name in sorted(configs):
+        e = configs[name]
+        s = e["stats"]
+        short = ""
+        if "cwe_pool_exhausted" in s:
+            short = f"{s['cwe_pool_exhausted']}/{s['num_examples']}" if s["cwe_pool_exhausted"] else "0"
+        rows.append([f"`{name}`", _num(s["num_examples"]), e["tokenizer"]["identity"], _num(s.get("budget", 0)),
+                     _num(s["num_tokens_min"]), _num(s["num_tokens_median"]), _num(s["num_tokens_max"]), short,
+                     f"{e['size'] / 1e6:.2f}"])
+    return _table(["config", "examples", "tokenizer", "budget", "min num_tokens", "median", "max",
+                   "CWE pool exhausted", "shard MB"], rows)
+
+
+def _shortfalls(configs: dict) -> str:
+    lines = []
+    for name in sorted(configs):
+        s = configs[name]["stats"]
+        if s.get("cwe_pool_exhausted"):
+            lines.append(
+                f"- `{name}`: {s['cwe_pool_exhausted']} of {s['num_examples']} examples use the whole pool of "
+                f"{_num(s['cwe_pool_size'])} words and still fall short of the budget by up to "
+                f"{_num(s['cwe_shortfall_tokens_max'])} tokens."
+            )
+    return "\n".join(lines) if lines else "None: every CWE example in this export reaches its budget."
+
+
+def _fixes_table(fixes: list[dict]) -> str:
+    if not fixes:
+        return "No data fix was recorded for this export."
+    grouped: dict[str, dict] = defaultdict(lambda: {"description": "", "langs": []})
+    for f in fixes:
+        g = grouped[f["name"]]
+        g["description"] = g["description"] or f["description"]
+        g["langs"].append((f["language"], f["count"]))
+    rows = []
+    for name in sorted(grouped):
+        g = grouped[name]
+        total = sum(c for _, c in g["langs"])
+        per_lang = ", ".join(f"{lang} {_num(c)}" for lang, c in sorted(g["langs"]))
+        rows.append([f"`{name}`", g["description"], per_lang, _num(total)])
+    return _table(["fix", "what", "count per language", "total"], rows)
+
+
+def _tokenizer_lines(configs: dict) -> str:
+    seen: dict[tuple, set] = defaultdict(set)
+    for name, e in configs.items():
+        t = e["tokenizer"]
+        seen[(t["alias"], t.get("spec", ""), t["identity"], t["fingerprint"])].add(name)
+    lines = []
+    for (alias, spec, identity, fp), names in sorted(seen.items()):
+        lines.append(f"- `{alias}` = `{identity}` (spec `{spec}`, fingerprint `{fp[:16]}…`): {len(names)} config(s)")
+    return "\n".join(lines) if lines else "- (no configs yet)"
+
+
+def _build_lines(manifest: dict) -> str:
+    configs = manifest["configs"]
+    seeds = sorted({e["seed"] for e in configs.values()})
+    samples = sorted({e["samples"] for e in configs.values()})
+    versions: dict[str, set] = defaultdict(set)
+    for e in configs.values():
+        for k, v in e.get("packages", {}).items():
+            versions[k].add(v)
+    pkgs = ", ".join(f"{k} {'/'.join(sorted(v))}" for k, v in sorted(versions.items()))
+    return "\n".join([
+        f"- seed: {', '.join(map(str, seeds)) or 'n/a'}; examples per config: {', '.join(map(str, samples)) or 'n/a'}",
+        f"- source files: {len(manifest.get('sources', {}))}, each pinned by sha256 in `manifest.json`",
+        f"- packages: {pkgs or 'n/a'}",
+    ])
+
+
+def _summary(configs: dict) -> str:
+    langs = {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+    tasks = {e["task"] for e in configs.values()}
+    lengths = sorted({e["length"] for e in configs.values()})
+    rows = sum(e["num_rows"] for e in configs.values())
+    size = sum(e["size"] for e in configs.values())
+    return (f"This export holds **{_num(len(configs))} configs** ({_num(rows)} examples, {size / 1e6:.1f} MB of Parquet) "
+            f"over {len(langs)} language(s), {len(tasks)} task(s) and lengths "
+            f"{', '.join(render_length(n) for n in lengths) or '—'}.")
+
+
+def render_sections(manifest: dict) -> dict[str, str]:
+    """The generated pieces the template's ``{{ placeholders }}`` refer to."""
+    configs = manifest["configs"]
+    names = sorted(configs)
+    example = "pl_s_niah_128k" if "pl_s_niah_128k" in configs else (names[0] if names else "pl_s_niah_128k")
+    present = {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+    return {
+        "summary": _summary(configs),
+        "example_config": example,
+        "task_table": _task_table(),
+        "language_table": _language_table(present),
+        "book_table": _book_table(manifest.get("books", {})),
+        "config_stats_table": _config_stats_table(configs),
+        "cwe_shortfalls": _shortfalls(configs),
+        "fixes_table": _fixes_table(manifest.get("fixes", [])),
+        "tokenizers": _tokenizer_lines(configs),
+        "build_inputs": _build_lines(manifest),
+        "num_configs": _num(len(configs)),
+    }
+
+
+def render_card(manifest: dict, template: str | None = None) -> str:
+    """The card body: the template with every ``{{ name }}`` replaced (unknown names are an error)."""
+    template = TEMPLATE_PATH.read_text(encoding="utf-8") if template is None else template
+    sections = render_sections(manifest)
+
+    def sub(m: re.Match) -> str:
+        key = m.group(1)
+        if key not in sections:
+            raise KeyError(f"{TEMPLATE_PATH.name}: unknown placeholder {{{{ {key} }}}}; known: {', '.join(sorted(sections))}")
+        return sections[key]
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def render_readme(manifest: dict) -> str:
+    """The full ``README.md``: ``---`` YAML front matter ``---`` then the card."""
+    return f"---\n{front_matter_yaml(manifest)}---\n\n{render_card(manifest).lstrip()}"
+
+
+def write_readme(out_dir: str | os.PathLike, manifest: dict) -> None:
+    """Atomically (re)write ``README.md`` so it describes exactly the configs in the manifest."""
+    atomic_write_bytes(Path(out_dir) / README_NAME, render_readme(manifest).encode("utf-8"))

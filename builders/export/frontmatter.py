@@ -1,0 +1,125 @@
+"""The YAML front matter of an export's README: the Hub's view of the configs, read and written here only.
+
+Written with a YAML library (libyaml when available) once per build; read with the same library.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from ..spec.defaults import SPLIT
+from ..spec.schema import FEATURES
+
+PRETTY_NAME = "ONERULER"
+TAGS = ["long-context", "needle-in-a-haystack", "multilingual", "cross-lingual", "benchmark", "synthetic"]
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Safe YAML without anchors/aliases (the Hub's parser and humans both prefer them expanded)."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def size_category(n: int) -> str:
+    """The Hub's size_categories bucket for ``n`` rows."""
+    bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+              (10_000_000, "1M<n<10M")]
+    for bound, label in bounds:
+        if n < bound:
+            return label
+    return "10M<n<100M"
+
+
+def _features_yaml() -> list:
+    from datasets import DatasetInfo
+
+    return DatasetInfo(features=FEATURES)._to_yaml_dict()["features"]
+
+
+def front_matter(manifest: dict) -> dict:
+    """The YAML metadata of the export: configs with data_files, dataset_info, tags."""
+    configs = manifest["configs"]
+    names = sorted(configs)
+    langs = sorted({c for n in names for c in (configs[n]["context_language"], configs[n]["instruction_language"])})
+    total_rows = sum(configs[n]["num_rows"] for n in names)
+    features = _features_yaml()
+    meta: dict = {
+        "pretty_name": PRETTY_NAME,
+        "license": "mit",
+        "language": langs,
+        "multilinguality": "multilingual" if len(langs) > 1 else "monolingual",
+        "task_categories": ["question-answering", "text-generation"],
+        "size_categories": [size_category(total_rows)],
+        "tags": list(TAGS),
+        "configs": [
+            {"config_name": n, "data_files": [{"split": SPLIT, "path": configs[n]["file"]}]} for n in names
+        ],
+        "dataset_info": [
+            {
+                "config_name": n,
+                "features": features,
+                "splits": [{"name": SPLIT, "num_bytes": int(configs[n]["stats"].get("arrow_bytes", 0)),
+                            "num_examples": int(configs[n]["num_rows"])}],
+                "download_size": int(configs[n]["size"]),
+                "dataset_size": int(configs[n]["stats"].get("arrow_bytes", 0)),
+            }
+            for n in names
+        ],
+    }
+    if not names:
+        del meta["configs"], meta["dataset_info"]
+    return meta
+
+
+def dump_front_matter(meta: dict) -> str:
+    """YAML text of a front-matter dict (keys in the given order)."""
+    return yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def front_matter_yaml(manifest: dict) -> str:
+    """``front_matter(manifest)`` as YAML text."""
+    return dump_front_matter(front_matter(manifest))
+
+
+def split_readme(readme: str) -> tuple[str | None, str]:
+    """(YAML text between the ``---`` lines or None, the card after them)."""
+    if not readme.startswith("---\n"):
+        return None, readme
+    end = readme.find("\n---\n", 4)
+    if end < 0:
+        raise ValueError("README.md: front matter starts with '---' but never ends")
+    return readme[4:end + 1], readme[end + 5:]
+
+
+def parse_front_matter(readme: str) -> dict:
+    """The YAML metadata block of a README (empty dict if there is none)."""
+    text, _ = split_readme(readme)
+    if text is None:
+        return {}
+    meta = yaml.load(text, Loader=_Loader) or {}
+    if not isinstance(meta, dict):
+        raise ValueError("README.md: front matter is not a YAML mapping")
+    return meta
+
+
+def configs_data_files(meta: dict) -> dict[str, list[str]] | None:
+    """Config name → its test-split data files, from front matter's ``configs`` (None: no such list)."""
+    if not isinstance(meta.get("configs"), list):
+        return None
+    mapping: dict[str, list[str]] = {}
+    for entry in meta["configs"]:
+        files = entry.get("data_files", []) if isinstance(entry, dict) else []
+        if isinstance(files, str):
+            files = [{"split": SPLIT, "path": files}]
+        paths: list[str] = []
+        for item in files if isinstance(files, list) else []:
+            if isinstance(item, dict) and item.get("split", SPLIT) == SPLIT:
+                value = item.get("path", [])
+                paths += [value] if isinstance(value, str) else list(value)
+        if isinstance(entry, dict) and "config_name" in entry:
+            mapping[str(entry["config_name"])] = paths
+    return mapping

@@ -1,0 +1,131 @@
+"""Publish an export folder as a Hub dataset, and the metric folder as a Hub Space.
+
+Both use ``huggingface_hub`` as is: the token comes from the standard login (``hf auth login``) or
+``HF_TOKEN`` and is handed to the client only — never printed, logged or written. The endpoint is
+the client's default (huggingface.co) unless ``HF_ENDPOINT`` overrides it, which is how the tests
+run the very same code against a loopback stand-in.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..base.errors import CheckFailed, OneRulerError
+from .frontmatter import configs_data_files, parse_front_matter
+from .layout import MANIFEST_NAME, README_NAME
+from .manifest import check_shards, read_manifest
+from .metric import METRIC_DIR, metric_files
+
+MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
+
+
+def _token() -> str:
+    from huggingface_hub import get_token
+
+    token = get_token()
+    if not token:
+        raise OneRulerError(
+            "no Hugging Face token: log in with `hf auth login` or set HF_TOKEN (a token with write access)"
+        )
+    return token
+
+
+def _check_repo_id(repo_id: str) -> None:
+    parts = repo_id.split("/")
+    if len(parts) != 2 or not all(parts):
+        raise OneRulerError(f"--repo-id {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
+
+
+def check_publishable(out_dir: str | os.PathLike) -> tuple[dict, list[str]]:
+    """Refuse an export that is not safe to publish; return (manifest, repo paths to upload).
+
+    Checks: manifest present, at most 3,000 configs, every shard matches its sha256, and the
+    README's YAML declares exactly the manifest's configs and shard paths.
+    """
+    out = Path(out_dir)
+    if not out.is_dir():
+        raise OneRulerError(f"{out}: no such folder")
+    manifest = read_manifest(out)
+    if manifest is None:
+        raise OneRulerError(f"{out}: no {MANIFEST_NAME}; build it with `oneruler build ... --out {out}`")
+    configs = manifest["configs"]
+    if not configs:
+        raise OneRulerError(f"{out}: holds no configs")
+    if len(configs) > MAX_CONFIGS:
+        aliases = sorted({e["tokenizer"]["alias"] for e in configs.values()})
+        raise OneRulerError(
+            f"{out}: holds {len(configs):,} configs, more than the {MAX_CONFIGS:,} the Hub viewer shows per repository "
+            f"(tokenizers: {', '.join(aliases)}); put each token-control tokenizer's configs in its own repository "
+            f"(build them into separate --out folders and push each to its own --repo-id)"
+        )
+    bad = {name: why for name, why in check_shards(out, manifest).items() if why}
+    if bad:
+        lines = "\n".join(f"  {name}: {why}" for name, why in sorted(bad.items())[:20])
+        more = f"\n  … and {len(bad) - 20} more" if len(bad) > 20 else ""
+        raise CheckFailed(f"{out}: {len(bad)} shard(s) fail the manifest checksums, refusing to push:\n{lines}{more}")
+    readme = out / README_NAME
+    if not readme.is_file():
+        raise OneRulerError(f"{out}: no {README_NAME}; rebuild with `oneruler build`")
+    try:
+        meta = parse_front_matter(readme.read_text(encoding="utf-8"))
+    except Exception as exc:
+        raise CheckFailed(f"{readme}: front matter does not parse ({exc})") from None
+    declared = configs_data_files(meta) or {}
+    expected = {name: [e["file"]] for name, e in configs.items()}
+    if declared != expected:
+        diff = sorted(set(declared) ^ set(expected)) or sorted(n for n in expected if declared.get(n) != expected[n])
+        raise CheckFailed(f"{readme}: its configs do not match {MANIFEST_NAME} (e.g. {', '.join(map(str, diff[:5]))}); "
+                          f"rebuild with `oneruler build` to regenerate it")
+    paths = [README_NAME, MANIFEST_NAME] + sorted(e["file"] for e in configs.values())
+    return manifest, paths
+
+
+def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None = None, private: bool = False) -> str:
+    """Upload an export folder to a Hub dataset repo in one commit; return the commit URL.
+
+    Shards under ``data/`` on the target branch that the export no longer references are deleted
+    in the same commit, so the repository mirrors the folder.
+    """
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    _check_repo_id(repo_id)
+    out = Path(out_dir)
+    manifest, paths = check_publishable(out)
+    token = _token()
+    api = HfApi(token=token)
+    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+    if revision and revision != "main":
+        api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
+    remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=revision))
+    keep = set(paths)
+    operations: list = [CommitOperationDelete(path_in_repo=p) for p in sorted(remote - keep) if p.startswith("data/")]
+    operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(out / p)) for p in paths]
+    n = len(manifest["configs"])
+    info = api.create_commit(
+        repo_id, operations, repo_type="dataset", revision=revision,
+        commit_message=f"ONERULER export: {n} config{'s' if n != 1 else ''}",
+        commit_description=f"Uploaded with `oneruler push` ({len(paths) - 2} shards, README.md, manifest.json).",
+    )
+    return info.commit_url
+
+
+def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) -> str:
+    """Publish the metric as a Gradio Space in one commit so ``evaluate.load(repo_id)`` works.
+
+    ``evaluate`` fetches ``<NAME>.py`` from the Space, so the module is also uploaded under that name.
+    """
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    _check_repo_id(repo_id)
+    files = metric_files(folder)
+    token = _token()
+    api = HfApi(token=token)
+    api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
+    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in files]
+    script = repo_id.split("/")[-1] + ".py"
+    if script not in files:
+        operations.append(CommitOperationAdd(path_in_repo=script, path_or_fileobj=str(folder / "oneruler.py")))
+    info = api.create_commit(repo_id, operations, repo_type="space",
+                             commit_message="ONERULER metric", commit_description="Uploaded with `oneruler push-metric`.")
+    return info.commit_url

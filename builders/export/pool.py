@@ -1,0 +1,146 @@
+"""Run build jobs (one config's shard each) in this process or in a pool of spawned workers.
+
+The bytes written never depend on the number of processes. Workers load sources and tokenizers
+once, report per-example progress through a queue, and exit on their own when the parent dies
+(even by SIGKILL), so a killed build leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import queue as queue_mod
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..base.errors import OneRulerError
+from ..base.progress import ConfigProgress
+from ..spec.configs import ConfigSpec
+from .inputs import BuildInputs
+from .shard import ShardInfo, write_shard
+
+PARENT_POLL_S = 0.5
+
+
+@dataclass(frozen=True)
+class Job:
+    """One config to write: its spec, number of examples and seed."""
+
+    spec: ConfigSpec
+    samples: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """How a worker process rebuilds the BuildInputs of its parent."""
+
+    mirror: str | None
+    cache_dir: str | None
+    tokenizer_specs: dict
+
+
+class _WorkerState:
+    """What one worker process keeps between jobs."""
+
+    inputs: BuildInputs | None = None
+    progress_queue = None
+
+
+def _exit_with_parent(parent: int) -> None:
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)  # the parent died: nobody will ever read our results
+            threading.Event().wait(PARENT_POLL_S)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _init_worker(spec: InputSpec, progress_queue, parent: int) -> None:
+    _exit_with_parent(parent)
+    _WorkerState.inputs = BuildInputs(spec.mirror, spec.cache_dir, spec.tokenizer_specs)
+    _WorkerState.progress_queue = progress_queue
+
+
+def _worker_build(job: Job, out_dir: str) -> ShardInfo:
+    q = _WorkerState.progress_queue
+    name = job.spec.name
+    q.put((name, 0))
+    rows = _WorkerState.inputs.rows(job.spec, job.samples, job.seed)
+    return write_shard(rows, out_dir, name, progress=lambda n: q.put((name, n)))
+
+
+def _failed(job: Job, exc: Exception) -> OneRulerError:
+    if isinstance(exc, OneRulerError):
+        return exc
+    return OneRulerError(f"config {job.spec.name}: build failed: {type(exc).__name__}: {exc}")
+
+
+def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, progress: ConfigProgress,
+             finish: Callable[[ShardInfo], None]) -> None:
+    """Write the shard of every job into ``out``; call ``finish`` as each completes.
+
+    ``num_proc`` > 1 uses that many spawned worker processes. A failure names the config and
+    stops the rest.
+    """
+    if num_proc == 1 or len(jobs) <= 1:
+        for job in jobs:
+            name = job.spec.name
+            progress.update(name, 0)
+            try:
+                info = write_shard(inputs.rows(job.spec, job.samples, job.seed), out, name,
+                                   progress=lambda n, name=name: progress.update(name, n))
+            except Exception as exc:  # name the config at fault
+                raise _failed(job, exc) from exc
+            finish(info)
+        return
+    spec = InputSpec(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs)
+    _run_parallel(jobs, out, min(num_proc, len(jobs)), spec, progress, finish)
+
+
+def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            name, n = q.get(timeout=0.1)
+        except queue_mod.Empty:
+            continue
+        except (EOFError, OSError, ValueError):
+            return
+        progress.update(name, n)
+
+
+def _run_parallel(jobs: list[Job], out: Path, workers: int, spec: InputSpec, progress: ConfigProgress,
+                  finish: Callable[[ShardInfo], None]) -> None:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    stop = threading.Event()
+    thread = threading.Thread(target=_pump, args=(q, progress, stop), daemon=True)
+    thread.start()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(spec, q, os.getpid())) as pool:
+            pending = {pool.submit(_worker_build, job, str(out)): job for job in jobs}
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        job = pending.pop(fut)
+                        try:
+                            info = fut.result()
+                        except Exception as exc:  # name the config at fault
+                            raise _failed(job, exc) from exc
+                        finish(info)
+            except BaseException:
+                for fut in pending:
+                    fut.cancel()
+                raise
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        q.close()
+        q.join_thread()

@@ -1,0 +1,126 @@
+"""One config's rows as one zstd Parquet shard, written atomically under its content-addressed name."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..base.errors import OneRulerError
+from ..base.files import sha256_file, temp_file_beside
+from ..spec.schema import FEATURES
+from .layout import DATA_DIR, shard_relpath
+
+# Parquet layout (measured in docs/export.md): one zstd page per column chunk, so the 50 rows of a
+# config, which share their haystack, compress together (zstd's window spans several rows); row
+# groups capped far below the Hub viewer's 286 MiB read limit so it can show the first rows.
+ZSTD_LEVEL = 12
+ROW_GROUP_MAX_BYTES = 64 * 1024 * 1024
+DATA_PAGE_SIZE = 256 * 1024 * 1024
+DICTIONARY_COLUMNS = ["config", "task", "context_language", "instruction_language", "tokenizer"]
+STATISTICS_COLUMNS = ["index", "length", "num_tokens", "budget", "seed"]
+
+
+@dataclass
+class ShardInfo:
+    """What writing one config's shard produced."""
+
+    config: str
+    file: str
+    sha256: str
+    size: int
+    num_rows: int
+    stats: dict
+
+
+def _row_bytes(row: dict) -> int:
+    return len(row["input"].encode("utf-8")) + 512
+
+
+def config_stats(rows_seen: list[dict]) -> dict:
+    """Per-config statistics for the card, from the light fields of every row."""
+    toks = [r["num_tokens"] for r in rows_seen]
+    stats = {
+        "num_examples": len(rows_seen),
+        "num_tokens_min": min(toks) if toks else 0,
+        "num_tokens_median": statistics.median_low(toks) if toks else 0,
+        "num_tokens_max": max(toks) if toks else 0,
+    }
+    if rows_seen:
+        first = rows_seen[0]
+        stats.update(
+            task=first["task"],
+            context_language=first["context_language"],
+            instruction_language=first["instruction_language"],
+            length=first["length"],
+            tokenizer=first["tokenizer"],
+            budget=first["budget"],
+        )
+        if first["task"].startswith("cwe"):
+            short = [r for r in rows_seen if r["cwe_pool_exhausted"]]
+            stats["cwe_pool_size"] = first["cwe_pool_size"]
+            stats["cwe_pool_exhausted"] = len(short)
+            stats["cwe_shortfall_tokens_max"] = max((r["budget"] - r["num_tokens"] for r in short), default=0)
+    return stats
+
+
+def _write_parquet(rows: Iterable[dict], path: Path, config: str,
+                   progress: Callable[[int], None] | None) -> tuple[list[dict], int]:
+    """Write the rows to ``path``; return (their light fields, Arrow bytes written)."""
+    schema = FEATURES.arrow_schema
+    light: list[dict] = []
+    arrow_bytes = 0
+    with pq.ParquetWriter(
+        path, schema, compression="zstd", compression_level=ZSTD_LEVEL, use_dictionary=DICTIONARY_COLUMNS,
+        write_statistics=STATISTICS_COLUMNS, data_page_size=DATA_PAGE_SIZE, version="2.6",
+    ) as writer:
+        batch: list[dict] = []
+        batch_bytes = 0
+        for row in rows:
+            if row.get("config") != config:
+                raise OneRulerError(f"config {config}: generator yielded a row of config {row.get('config')!r}")
+            batch.append(row)
+            batch_bytes += _row_bytes(row)
+            light.append({k: v for k, v in row.items() if k not in ("input", "needles", "queries", "answers")})
+            if batch_bytes >= ROW_GROUP_MAX_BYTES:
+                table = pa.Table.from_pylist(batch, schema=schema)
+                arrow_bytes += table.nbytes
+                writer.write_table(table, row_group_size=len(batch))
+                batch, batch_bytes = [], 0
+            if progress:
+                progress(1)
+        if batch or not light:
+            table = pa.Table.from_pylist(batch, schema=schema)
+            arrow_bytes += table.nbytes
+            writer.write_table(table, row_group_size=max(len(batch), 1))
+    return light, arrow_bytes
+
+
+def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
+                progress: Callable[[int], None] | None = None) -> ShardInfo:
+    """Write ``rows`` (dicts matching FEATURES) as ``data/<config>/test-<hash>.parquet`` in ``out_dir``.
+
+    The shard goes to a hidden temp file, is hashed, then renamed to its content-addressed name.
+    Byte-identical for identical rows. ``progress(n)`` is called after every row.
+    """
+    out_dir = Path(out_dir)
+    fd, tmp = temp_file_beside(out_dir / DATA_DIR / config / "shard", suffix=".parquet")
+    os.close(fd)
+    try:
+        light, arrow_bytes = _write_parquet(rows, tmp, config, progress)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        digest = sha256_file(tmp)
+        rel = shard_relpath(config, digest)
+        os.replace(tmp, out_dir / rel)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    stats = config_stats(light)
+    stats["arrow_bytes"] = arrow_bytes
+    return ShardInfo(config, rel, digest, (out_dir / rel).stat().st_size, len(light), stats)

@@ -1,0 +1,183 @@
+"""``oneruler verify DIR``: prove an export folder is what its manifest says, by rebuilding it.
+
+1. every shard against the manifest's size and sha256 (fast; also what ``oneruler push`` checks);
+2. ``README.md`` against the card rendered from the manifest;
+3. the sources: every recorded source file must be available with the recorded sha256;
+4. the tokenizers: each recorded alias must load and have the recorded identity and fingerprint;
+5. every config rebuilt from its recorded inputs (seed, samples, tokenizer) into a temporary folder,
+   reported per config as identical or not.
+
+Exit 0 when everything matches, 1 on any difference, missing source or wrong/unavailable tokenizer.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..base.errors import OneRulerError
+from ..base.progress import ConfigProgress
+from ..spec.configs import parse_config_name
+from ..spec.defaults import BUILTIN_TOKENIZERS
+from .card import render_readme
+from .inputs import BuildInputs, generator_fingerprint
+from .layout import README_NAME
+from .manifest import check_shards, read_manifest
+from .pool import Job, run_jobs
+from .shard import ShardInfo
+
+SOURCE_PROBLEMS = ("missing source", "source ")
+
+
+@dataclass
+class VerifyReport:
+    """Per-config outcome plus folder-level problems."""
+
+    results: dict[str, str] = field(default_factory=dict)  # config -> "identical" or what differs
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Everything matched."""
+        return not self.problems and all(v == "identical" for v in self.results.values())
+
+    def sources_differ(self) -> bool:
+        """A recorded source file is missing or has another sha256."""
+        return any(p.startswith(SOURCE_PROBLEMS) for p in self.problems)
+
+
+def check_files(out: Path, manifest: dict, report: VerifyReport, log: Callable[[str], None]) -> None:
+    """Steps 1 and 2: shard checksums and the README."""
+    configs = manifest["configs"]
+    for name, why in check_shards(out, manifest).items():
+        if why:
+            report.results[name] = f"checksum mismatch: {why}"
+            log(f"FAIL  {name}: {why}")
+    log(f"checksums: {len(configs) - len(report.results)}/{len(configs)} shards match the manifest")
+    readme = out / README_NAME
+    if not readme.is_file():
+        report.problems.append(f"{README_NAME} is missing")
+    elif readme.read_text(encoding="utf-8") != render_readme(manifest):
+        report.problems.append(f"{README_NAME} differs from the card rendered from manifest.json")
+    for p in report.problems:
+        log(f"FAIL  {p}")
+
+
+def recorded_tokenizers(configs: dict, overrides: dict[str, str] | None) -> dict[str, str]:
+    """Alias → spec of every non-built-in tokenizer the export records (overrides win)."""
+    specs = {e["tokenizer"]["alias"]: e["tokenizer"]["spec"] for e in configs.values()
+             if e["tokenizer"]["alias"] not in BUILTIN_TOKENIZERS}
+    specs.update(overrides or {})
+    return specs
+
+
+def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> None:
+    """Step 3: recorded source hashes against the available sources, then the card facts."""
+    current = inputs.sources.file_hashes
+    found = []
+    for path, digest in sorted(manifest["sources"].items()):
+        if path not in current:
+            found.append(f"missing source {path} (recorded sha256 {digest[:16]}…): not in the pinned source set")
+        elif current[path] != digest:
+            found.append(f"source {path}: recorded sha256 {digest[:16]}… but the available file has {current[path][:16]}…")
+    if not found:
+        fixes, books = inputs.card_facts()
+        if fixes != manifest.get("fixes") or books != manifest.get("books"):
+            found.append("the data fixes / book lengths recorded for the card differ from a fresh computation")
+    for p in found:
+        report.problems.append(p)
+        log(f"FAIL  {p}")
+
+
+def check_tokenizers(configs: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> dict[str, str]:
+    """Step 4: alias → why its tokenizer cannot rebuild (absent: it can)."""
+    problems: dict[str, str] = {}
+    for alias in sorted({e["tokenizer"]["alias"] for e in configs.values()}):
+        recorded = next(e["tokenizer"] for e in configs.values() if e["tokenizer"]["alias"] == alias)
+        try:
+            got = inputs.tokenizer_record(alias)
+        except Exception as exc:
+            problems[alias] = f"tokenizer {alias} ({recorded['spec']}) unavailable: {exc}"
+            continue
+        for key in ("identity", "fingerprint"):
+            if got.get(key) != recorded.get(key):
+                problems[alias] = (f"tokenizer {alias} ({got.get('spec')}) is not the recorded one: "
+                                   f"{key} {got.get(key)!r} != recorded {recorded.get(key)!r}")
+                break
+    for why in problems.values():
+        report.problems.append(why)
+        log(f"FAIL  {why}")
+    return problems
+
+
+def rebuild(configs: dict, inputs: BuildInputs, aliases: tuple[str, ...], tok_problems: dict[str, str],
+            report: VerifyReport, num_proc: int, progress: bool) -> None:
+    """Step 5: rebuild every config from its recorded inputs into a temporary folder and compare."""
+    jobs = []
+    for name, e in sorted(configs.items(), key=lambda kv: (kv[1]["samples"], kv[1]["seed"], kv[0])):
+        if e["tokenizer"]["alias"] in tok_problems:
+            report.results.setdefault(name, f"not rebuilt: {tok_problems[e['tokenizer']['alias']]}")
+            continue
+        jobs.append(Job(parse_config_name(name, aliases), e["samples"], e["seed"]))
+    tmp = Path(tempfile.mkdtemp(prefix="oneruler-verify-"))
+    generator = generator_fingerprint()
+    bars = ConfigProgress(len(jobs), max((j.samples for j in jobs), default=1), enabled=progress, verb="rebuilt")
+
+    def finish(info: ShardInfo) -> None:
+        recorded = configs[info.config]
+        if info.sha256 == recorded["sha256"]:
+            outcome = "identical"
+        else:
+            outcome = f"DIFFERENT: rebuilt sha256 {info.sha256[:16]}… != recorded {recorded['sha256'][:16]}…"
+            if recorded.get("generator") != generator:
+                outcome += " (the generator code changed since this config was built)"
+        previous = report.results.setdefault(info.config, outcome)
+        if previous != outcome:
+            report.results[info.config] += f"; rebuild {outcome}"
+        bars.done(info.config)
+        (tmp / info.file).unlink(missing_ok=True)
+
+    try:
+        run_jobs(jobs, tmp, num_proc, inputs, bars, finish)
+    finally:
+        bars.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | None = None, num_proc: int = 1,
+                  tokenizer_overrides: dict[str, str] | None = None, checksums_only: bool = False,
+                  progress: bool = True, log: Callable[[str], None] | None = None) -> VerifyReport:
+    """Check and rebuild an export folder; see the module docstring for the steps."""
+    log = log or (lambda msg: None)
+    out = Path(out_dir)
+    manifest = read_manifest(out)
+    if manifest is None:
+        raise OneRulerError(f"{out}: no manifest.json; is this an export folder made by `oneruler build`?")
+    configs = manifest["configs"]
+    report = VerifyReport()
+    check_files(out, manifest, report, log)
+    if checksums_only:
+        for name in configs:
+            report.results.setdefault(name, "identical")
+        return report
+    specs = recorded_tokenizers(configs, tokenizer_overrides)
+    try:
+        inputs = BuildInputs(mirror, cache_dir, specs)
+    except OneRulerError as exc:
+        report.problems.append(f"sources unavailable: {exc}")
+        log(f"FAIL  sources unavailable: {exc}")
+        return report
+    check_sources(manifest, inputs, report, log)
+    tok_problems = check_tokenizers(configs, inputs, report, log)
+    if report.sources_differ():
+        for name in configs:
+            report.results.setdefault(name, "not rebuilt: sources differ")
+        return report
+    rebuild(configs, inputs, tuple(specs), tok_problems, report, num_proc, progress)
+    for name in sorted(report.results):
+        outcome = report.results[name]
+        log(f"{'ok   ' if outcome == 'identical' else 'FAIL '} {name}: {outcome}")
+    return report

@@ -1,0 +1,1 @@
+"""Generate layer: tokenizers, segmentation, randomness, budget fitting, NIAH and CWE rows."""

@@ -1,0 +1,172 @@
+"""Needle-in-a-haystack examples (SPEC §4 NIAH): language-independent draws, then rendering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..base.errors import OneRulerError
+from ..sources.parse import NiahTemplate, NounTable
+from ..sources.store import Sources
+from ..spec.configs import ConfigSpec
+from ..spec.languages import LANGUAGE_CODES, Language, get_language
+from ..spec.tasks import NiahSpec
+from .budget import fit_units
+from .prepared import PreparedBook, PreparedCache
+from .rng import StableRng
+from .tokenizer import Tokenizer
+
+DEPTHS: tuple[int, ...] = tuple(int(round(100 * i / 39)) for i in range(40))  # round(linspace(0,100,40))
+# Nouns upstream excludes from cross-lingual runs as ambiguous across languages
+# (earth, field, house, month, moon; 0-based rows after the header).
+CROSS_LINGUAL_EXCLUDED: frozenset[int] = frozenset({21, 28, 42, 64, 65})
+VALUE_MIN, VALUE_MAX = 1_000_000, 9_999_999
+MAX_KEY_DRAWS = 10_000
+
+
+@dataclass(frozen=True)
+class NiahDraw:
+    """The random part of one example, identical in every language."""
+
+    needle_nouns: tuple[int, ...]  # noun index of each needle, in text order
+    needle_values: tuple[int, ...]
+    depths: tuple[int, ...]  # sorted, one per needle
+    query_nouns: tuple[int, ...]
+    answer_values: tuple[int, ...]  # empty for none_niah
+
+
+def _conflicts(nouns: NounTable, ids: list[int]) -> bool:
+    """True if two of the nouns are the same string (case-insensitive) in any of the 26 languages."""
+    for lang in LANGUAGE_CODES:
+        seen = {nouns.noun(i, lang).casefold() for i in ids}
+        if len(seen) != len(ids):
+            return True
+    return False
+
+
+def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTable, cross_lingual: bool) -> NiahDraw:
+    """Draw keys, values, depths and queries for one example (depends on no language)."""
+    family = task.draws_as or task.name
+    rng = StableRng("oneruler-niah", seed, family, length, index, "xling" if cross_lingual else "mono")
+    candidates = [i for i in range(len(nouns.rows)) if not (cross_lingual and i in CROSS_LINGUAL_EXCLUDED)]
+    need = task.num_keys + (0 if task.relevant else 1)
+    for _ in range(MAX_KEY_DRAWS):
+        ids = [candidates[j] for j in rng.sample(len(candidates), need)]
+        if not _conflicts(nouns, ids):
+            break
+    else:  # pragma: no cover - would need a noun table of near-duplicates
+        raise OneRulerError(f"{family}: no {need} nouns distinct in all languages after {MAX_KEY_DRAWS} draws")
+    keys, extra = ids[: task.num_keys], ids[task.num_keys:]
+    n_needles = task.num_keys * task.num_values
+    values: list[int] = []
+    while len(values) < n_needles:
+        v = rng.randint(VALUE_MIN, VALUE_MAX)
+        if v not in values:
+            values.append(v)
+    # needle j belongs to key j // num_values; needles are placed in a random order at sorted depths
+    order = rng.permutation(n_needles)
+    depths = sorted(DEPTHS[i] for i in rng.sample(len(DEPTHS), n_needles))
+    if task.relevant:
+        asked = rng.sample(task.num_keys, task.num_queries)
+        query_nouns = tuple(keys[i] for i in asked)
+        answer_values = tuple(values[i * task.num_values + j] for i in asked for j in range(task.num_values))
+    else:
+        query_nouns, answer_values = tuple(extra), ()
+    return NiahDraw(
+        needle_nouns=tuple(keys[j // task.num_values] for j in order),
+        needle_values=tuple(values[j] for j in order),
+        depths=tuple(depths),
+        query_nouns=query_nouns,
+        answer_values=answer_values,
+    )
+
+
+@dataclass(frozen=True)
+class Needle:
+    """One needle as placed in the context: its key, value and full sentence."""
+
+    key: str
+    value: str
+    text: str
+
+
+def make_needles(draw: NiahDraw, ctx: Language, template: NiahTemplate, nouns: NounTable) -> list[Needle]:
+    """The needle sentences of a draw in the context language (template filled, full stop added)."""
+    needles = []
+    for noun, value in zip(draw.needle_nouns, draw.needle_values):
+        key = nouns.noun(noun, ctx.code)
+        text = template["needle_numbers"].replace("{key}", key).replace("{value}", str(value))
+        needles.append(Needle(key, str(value), text.rstrip() + ctx.full_stop))
+    return needles
+
+
+def prompt_frame(task: NiahSpec, queries: list[str], inst: Language, template: NiahTemplate) -> tuple[str, str]:
+    """(text before the context, text after it): instructions, question block, answer block (SPEC §4.6)."""
+    question = template["question_multi_numbers" if len(queries) == 2 else "question_single_numbers"]
+    for i, q in enumerate(queries, start=1):
+        question = question.replace(f"{{query{i}}}", q)
+    pieces = [question, template["please_list"]] + ([template["if_no_numbers"]] if task.none_option else [])
+    question_block = inst.joiner.join(pieces) + ("" if task.none_option else template.closing_tag)
+    answer_block = inst.joiner.join([template["answer_prefix"], template["answer_numbers"]])
+    head, tail = template["task"].split("{context}")
+    return head, tail + question_block + answer_block
+
+
+def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[int, ...], joiner: str) -> str:
+    """The context: needle i goes before sentence ``int(len(sentences) * depth_i / 100)``."""
+    k = len(sentences)
+    parts: list[str] = []
+    last = 0
+    for depth, needle in zip(depths, needles):
+        pos = int(k * depth / 100)
+        parts.extend(sentences[last:pos])
+        parts.append(needle.text)
+        last = pos
+    parts.extend(sentences[last:])
+    return joiner.join(parts)
+
+
+def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
+                 depths: tuple[int, ...], book: PreparedBook, joiner: str, tokenizer: Tokenizer):
+    """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens."""
+    head, tail = frame
+    overhead = tokenizer.count(head) + tokenizer.count(tail) + sum(tokenizer.count_batch([joiner + n.text for n in needles]))
+
+    def measure(k: int) -> tuple[int, str]:
+        context = insert_needles(book.take(k), needles, depths, joiner)
+        return tokenizer.count(head + context + tail), context
+
+    return fit_units(
+        budget=budget,
+        estimate=lambda k: overhead + book.cum(k),
+        unit_cost=book.cost,
+        measure=measure,
+        k_min=0,
+        k_max=book.units_for(max(budget, 1)) + 1,
+        what=spec.name,
+    )
+
+
+def render_niah(spec: ConfigSpec, task: NiahSpec, draw: NiahDraw, sources: Sources, tokenizer: Tokenizer,
+                prepared: PreparedCache) -> dict:
+    """Assemble the prompt around a haystack filled to the budget; returns the row's content fields."""
+    ctx, inst = get_language(spec.context_language), get_language(spec.instruction_language)
+    inst_t = sources.niah_template(inst.code)
+    needles = make_needles(draw, ctx, sources.niah_template(ctx.code), sources.nouns)
+    queries = [sources.nouns.noun(i, inst.code) for i in draw.query_nouns]
+    head, tail = prompt_frame(task, queries, inst, inst_t)
+    budget = spec.length - task.reserve
+    book = prepared.book(ctx.code, tokenizer)
+    fit = fit_haystack(spec, budget, (head, tail), needles, draw.depths, book, ctx.joiner, tokenizer)
+    context = fit.payload
+    answers = [inst_t.none_word] if not task.relevant else [str(v) for v in draw.answer_values]
+    return {
+        "input": head + context + tail,
+        "answers": answers,
+        "num_tokens": fit.tokens,
+        "needles": [{"key": n.key, "value": n.value, "depth": d} for n, d in zip(needles, draw.depths)],
+        "queries": queries,
+        "context_span": [len(head), len(head) + len(context)],
+        "num_units": fit.units,
+        "budget": budget,
+        "reserve": task.reserve,
+    }

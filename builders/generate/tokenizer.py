@@ -1,0 +1,220 @@
+"""One interface to count and encode text with tiktoken encodings or Hugging Face tokenizers.
+
+Built-in aliases: ``cl100k`` (default; the text-control measure) and ``o200k``. Any other tiktoken
+encoding by name, and any Hugging Face tokenizer by hub id or local folder/``tokenizer.json``, can be
+registered under a short alias (``--tokenizer llama3=PATH_OR_HUB_ID``). Counts never include
+special tokens (no BOS/EOS; special-token text is encoded as ordinary text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..base.errors import TokenizerError
+from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS
+
+_HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
+
+
+class Tokenizer:
+    """Base class: subclasses implement ``encode_batch`` and ``_fingerprint_bytes``."""
+
+    kind = "abstract"
+
+    def __init__(self, alias: str, spec: str):
+        self.alias = alias
+        self.spec = spec
+
+    @property
+    def identity(self) -> str:
+        """A machine-independent name of the measuring tokenizer (goes into every row)."""
+        raise NotImplementedError
+
+    def encode(self, text: str) -> list[int]:
+        return self.encode_batch([text])[0]
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        raise NotImplementedError
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text`` (no special tokens added)."""
+        return len(self.encode(text))
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(ids) for ids in self.encode_batch(list(texts))]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """sha256 over the tokenizer's defining data (ranks/merges/vocab), to detect a different tokenizer."""
+        return self._fingerprint()
+
+    def _fingerprint(self) -> str:
+        raise NotImplementedError
+
+    def describe(self) -> dict:
+        """What a manifest records to rebuild with the same tokenizer."""
+        return {"alias": self.alias, "kind": self.kind, "spec": self.spec, "identity": self.identity,
+                "fingerprint": self.fingerprint}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.alias}={self.spec}>"
+
+
+class TiktokenTokenizer(Tokenizer):
+    """A tiktoken encoding (``encode_ordinary``: special-token text is plain text)."""
+
+    kind = "tiktoken"
+
+    def __init__(self, alias: str, spec: str):
+        super().__init__(alias, spec)
+        import tiktoken
+
+        try:
+            self._enc = tiktoken.get_encoding(spec)
+        except ValueError as exc:
+            raise TokenizerError(f"tokenizer {alias}={spec}: {exc}") from None
+        except Exception as exc:  # network failure while fetching the rank file
+            raise TokenizerError(
+                f"tokenizer {alias}={spec}: cannot load the tiktoken rank file ({type(exc).__name__}); "
+                f"offline? set TIKTOKEN_CACHE_DIR to a folder holding it (e.g. ../shared/tokenizers/tiktoken)"
+            ) from None
+
+    @property
+    def identity(self) -> str:
+        return self._enc.name
+
+    def encode(self, text: str) -> list[int]:
+        return self._enc.encode_ordinary(text)
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return self._enc.encode_ordinary_batch(list(texts))
+
+    def _fingerprint(self) -> str:
+        h = hashlib.sha256()
+        h.update(self._enc._pat_str.encode())
+        for token, rank in sorted(self._enc._mergeable_ranks.items(), key=lambda kv: kv[1]):
+            h.update(len(token).to_bytes(2, "big") + token + rank.to_bytes(4, "big"))
+        return h.hexdigest()
+
+
+class HFTokenizer(Tokenizer):
+    """A Hugging Face ``tokenizers`` tokenizer from a local folder/file or a hub id."""
+
+    kind = "huggingface"
+
+    def __init__(self, alias: str, spec: str):
+        super().__init__(alias, spec)
+        # Only tokenizer.json (pure data) is loaded, through `tokenizers`: no remote code ever runs.
+        from tokenizers import Tokenizer as RustTokenizer
+
+        self._json_path: Path | None = None
+        self.hub_id: str | None = None
+        path = Path(spec).expanduser()
+        if path.exists():
+            json_path = path / "tokenizer.json" if path.is_dir() else path
+            if not json_path.is_file():
+                raise TokenizerError(
+                    f"tokenizer {alias}={spec}: no tokenizer.json in that folder "
+                    f"(slow/sentencepiece-only tokenizers: convert with transformers first)"
+                )
+            self._json_path = json_path
+        elif _HUB_ID_RE.match(spec):
+            self.hub_id = spec
+            try:
+                from huggingface_hub import hf_hub_download
+
+                self._json_path = Path(hf_hub_download(spec, "tokenizer.json"))
+            except Exception as exc:
+                raise TokenizerError(
+                    f"tokenizer {alias}={spec}: cannot get tokenizer.json from the Hugging Face Hub "
+                    f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                    f"offline? pass a local folder instead"
+                ) from None
+        else:
+            raise TokenizerError(
+                f"tokenizer {alias}={spec}: not a tiktoken encoding, an existing path, or a hub id (org/name)"
+            )
+        try:
+            self._tok = RustTokenizer.from_file(str(self._json_path))
+        except Exception as exc:
+            raise TokenizerError(f"tokenizer {alias}={spec}: {self._json_path} is not a valid tokenizer.json ({exc})") from None
+        # Special-token text inside a prompt is plain text, as with tiktoken's encode_ordinary.
+        self._tok.encode_special_tokens = True
+
+    @property
+    def identity(self) -> str:
+        name = self.hub_id or "tokenizer.json"
+        return f"{name}@sha256:{self.fingerprint[:16]}"
+
+    def encode(self, text: str) -> list[int]:
+        return self._tok.encode(text, add_special_tokens=False).ids
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+
+    def _fingerprint(self) -> str:
+        return hashlib.sha256(self._json_path.read_bytes()).hexdigest()
+
+
+def load_tokenizer(alias: str, spec: str) -> Tokenizer:
+    """Resolve a spec: a tiktoken encoding name, else a local path, else a hub id."""
+    import tiktoken
+
+    if spec in tiktoken.list_encoding_names():
+        return TiktokenTokenizer(alias, spec)
+    return HFTokenizer(alias, spec)
+
+
+def parse_tokenizer_option(option: str) -> tuple[str, str]:
+    """``"llama3=../tok"`` → ``("llama3", "../tok")``; the alias must be a short config-name suffix."""
+    alias, sep, spec = option.partition("=")
+    alias = alias.strip()
+    if not sep or not alias or not spec.strip():
+        raise TokenizerError(f"--tokenizer {option!r}: expected ALIAS=SPEC, e.g. llama3=meta-llama/Meta-Llama-3-8B")
+    if not ALIAS_RE.match(alias):
+        raise TokenizerError(f"--tokenizer {option!r}: alias {alias!r} must be lower-case letters, digits, '.' or '-' (no '_')")
+    return alias, spec.strip()
+
+
+def parse_tokenizer_options(options: Iterable[str]) -> dict[str, str]:
+    """``["llama3=PATH", ...]`` → ``{"llama3": "PATH"}`` (errors name the faulty option)."""
+    out: dict[str, str] = {}
+    for option in options:
+        alias, spec = parse_tokenizer_option(option)
+        if alias in out and out[alias] != spec:
+            raise TokenizerError(f"--tokenizer {alias}: given twice with different specs ({out[alias]!r}, {spec!r})")
+        out[alias] = spec
+    return out
+
+
+class TokenizerRegistry:
+    """Aliases → tokenizers, loaded on first use. Built-ins: cl100k, o200k."""
+
+    def __init__(self, specs: dict[str, str] | Iterable[str] | None = None):
+        self.specs: dict[str, str] = dict(BUILTIN_TOKENIZERS)
+        if specs:
+            items = specs.items() if isinstance(specs, dict) else (parse_tokenizer_option(o) for o in specs)
+            for alias, spec in items:
+                if alias in BUILTIN_TOKENIZERS and spec != BUILTIN_TOKENIZERS[alias]:
+                    raise TokenizerError(f"--tokenizer {alias}={spec}: {alias!r} is a built-in alias for {BUILTIN_TOKENIZERS[alias]}; pick another alias")
+                self.specs[alias] = spec
+        self._loaded: dict[str, Tokenizer] = {}
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(self.specs)
+
+    def get(self, alias: str) -> Tokenizer:
+        """The tokenizer registered under ``alias`` (error lists the known aliases)."""
+        if alias not in self.specs:
+            raise TokenizerError(
+                f"unknown tokenizer alias {alias!r}; known: {', '.join(self.specs)} "
+                f"(register one with --tokenizer {alias}=HUB_ID_OR_PATH)"
+            )
+        if alias not in self._loaded:
+            self._loaded[alias] = load_tokenizer(alias, self.specs[alias])
+        return self._loaded[alias]

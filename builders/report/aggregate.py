@@ -1,0 +1,123 @@
+"""``Report``: the summaries ``oneruler score`` prints and writes, computed from scored records."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..scoring import core as scoring
+from ..spec.configs import render_length
+from .predictions import Prediction
+from .records import Record, score_rows
+
+
+def _flat(summary: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in summary.items() if k != "categories"}
+
+
+@dataclass
+class Report:
+    """Everything `oneruler score` computes, ready to print and write."""
+
+    strict: bool
+    truncation: str
+    records: list[Record] = field(default_factory=list)
+
+    def summary(self, keep: Callable[[Record], bool] = lambda r: True, paper: bool = False) -> dict[str, Any]:
+        """``scoring.summarize`` over the records kept (the paper-mode scores if ``paper``)."""
+        return scoring.summarize((r.paper if paper else r.score) for r in self.records if keep(r))
+
+    def rank(self, key: str, value: Any):
+        """Sort key of a group value: tasks in paper order, lengths by size, others alphabetically."""
+        if key == "task":
+            return scoring.TASK_IDS.index(value) if value in scoring.TASK_IDS else 99
+        if key == "length_label":
+            return next(r.length for r in self.records if r.length_label == value)
+        return 0
+
+    def groups(self) -> list[dict[str, Any]]:
+        """One summary per config (task x language x length x tokenizer)."""
+        by_config: dict[str, list[Record]] = {}
+        for r in self.records:
+            by_config.setdefault(r.config, []).append(r)
+        out = []
+        order = lambda rs: (self.rank("task", rs[0].task), rs[0].language, rs[0].length, rs[0].tokenizer)  # noqa: E731
+        for records in sorted(by_config.values(), key=order):
+            first = records[0]
+            entry = {"config": first.config, "task": first.task, "language": first.language,
+                     "length": first.length, "tokenizer": first.tokenizer}
+            entry.update(_flat(scoring.summarize(r.score for r in records)))
+            if self.strict:
+                entry["paper_accuracy"] = scoring.summarize(r.paper for r in records)["accuracy"]
+            out.append(entry)
+        return out
+
+    def by(self, key: str) -> dict[str, dict]:
+        """Micro-averaged summaries per value of a record field (task, language, length_label)."""
+        values = sorted({r.field(key) for r in self.records}, key=lambda v: (self.rank(key, v), str(v)))
+        return {str(v): self.summary(lambda r, v=v: r.field(key) == v) for v in values}
+
+    def errors(self) -> dict[str, dict[str, int]]:
+        """Error categories per task over counted examples, plus the dropped count."""
+        out = {}
+        for task, summary in self.by("task").items():
+            out[task] = dict(summary["categories"], counted=summary["counted"], dropped=summary["dropped"])
+        return out
+
+    def disagreements(self) -> list[dict[str, Any]]:
+        """Examples whose pass/fail differs between strict and paper mode (strict reports only)."""
+        if not self.strict:
+            return []
+        return [
+            {"id": r.id, "task": r.task, "paper": int(r.paper.passed), "strict": int(r.score.passed),
+             "prediction": (r.prediction or "")[:300]}
+            for r in self.records
+            if r.paper.counted and r.paper.passed != r.score.passed
+        ]
+
+    def heatmap_matrix(self) -> tuple[list[str], list[str], list[list[float | None]], str]:
+        """(languages, lengths, accuracy[language][length], scope): NIAH tasks pooled, like paper Fig. 3."""
+        niah = [r for r in self.records if r.task in scoring.NIAH_TASKS]
+        records, scope = (niah, "NIAH tasks") if niah else (self.records, "all tasks")
+        lengths = sorted({r.length for r in records})
+        cells: dict[tuple[str, int], list] = {}
+        for r in records:
+            cells.setdefault((r.language, r.length), []).append(r.score)
+        overall = {lang: scoring.summarize(r.score for r in records if r.language == lang)["accuracy"]
+                   for lang in {r.language for r in records}}
+        languages = sorted(overall, key=lambda lang: (-(overall[lang] or 0.0), lang))
+        matrix = [[scoring.summarize(cells.get((lang, n), []))["accuracy"] for n in lengths] for lang in languages]
+        return languages, [render_length(n) for n in lengths], matrix, scope
+
+    @functools.cached_property
+    def data(self) -> dict[str, Any]:
+        """The content of scores.json (computed once: build the records first)."""
+        missing = [r for r in self.records if r.score.status == "no_response"]
+        truncated = [r for r in self.records if r.finish_reason == "length"]
+        data = {
+            "mode": "strict" if self.strict else "paper",
+            "truncation": self.truncation,
+            "overall": self.summary(),
+            "missing": {"niah_dropped": sum(r.task in scoring.NIAH_TASKS for r in missing),
+                        "cwe_counted_wrong": sum(r.task in scoring.CWE_TASKS for r in missing)},
+            "finish_reason_length": {"count": len(truncated),
+                                     "niah": sum(r.task in scoring.NIAH_TASKS for r in truncated),
+                                     "cwe": sum(r.task in scoring.CWE_TASKS for r in truncated)},
+            "by_task": self.by("task"),
+            "by_language": self.by("language"),
+            "by_length": self.by("length_label"),
+            "groups": self.groups(),
+            "errors": self.errors(),
+        }
+        if self.strict:
+            data["paper_overall"] = self.summary(paper=True)
+            data["disagreements"] = {"count": len(self.disagreements()), "examples": self.disagreements()[:50]}
+        return data
+
+
+def score_predictions(predictions: dict[str, Prediction], rows: dict[str, dict], *, strict: bool = False,
+                      truncation: str = "paper") -> Report:
+    """Score every row of the referenced configs into a Report."""
+    records = score_rows(predictions, rows, strict=strict, truncation=truncation)
+    return Report(strict=strict, truncation=truncation, records=records)

@@ -1,0 +1,109 @@
+"""Rendering a Report: the printed tables and notes, and the files of the report folder."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from ..base.files import atomic_write_bytes
+from ..scoring import core as scoring
+from .aggregate import Report
+from .plots import heatmap_png
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def render_table(report: Report) -> str:
+    """Accuracy (%) by task x language (rows) and length (columns, plus "all"), then the overall line."""
+    lengths = sorted({(r.length, r.length_label) for r in report.records})
+    multi_tok = len({r.tokenizer for r in report.records}) > 1
+    rows: dict[tuple, dict[int, list]] = {}
+    for r in report.records:
+        key = (r.task, r.language) + ((r.tokenizer,) if multi_tok else ())
+        rows.setdefault(key, {}).setdefault(r.length, []).append(r.score)
+    head = ["task", "language"] + (["tokenizer"] if multi_tok else []) + [lab for _, lab in lengths] + ["all"]
+    lines = [head]
+    order = sorted(rows, key=lambda k: (report.rank("task", k[0]),) + k[1:])
+    for key in order:
+        cells = [_pct(scoring.summarize(rows[key].get(n, []))["accuracy"]) for n, _ in lengths]
+        everything = [s for scores in rows[key].values() for s in scores]
+        lines.append(list(key) + cells + [_pct(scoring.summarize(everything)["accuracy"])])
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
+    text = "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+    overall = report.data["overall"]
+    return f"{text}\n\noverall accuracy: {_pct(overall['accuracy'])}% ({overall['passed']}/{overall['counted']})"
+
+
+def render_errors(report: Report) -> str:
+    """Error-type breakdown per task (counts over the examples in the accuracy)."""
+    head = ["task", *scoring.CATEGORIES, "counted", "dropped"]
+    lines = [head] + [[task] + [str(c[k]) for k in head[1:]] for task, c in report.errors().items()]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+
+
+def render_notes(report: Report) -> str:
+    """Missing predictions, truncated outputs and strict-vs-paper disagreements, in words."""
+    data = report.data
+    m, t = data["missing"], data["finish_reason_length"]
+    policy = {"paper": "paper policy: treated as no response (NIAH dropped, CWE counted wrong)",
+              "score": "scored as written", "wrong": "counted wrong for every task"}[report.truncation]
+    lines = [f"missing predictions: {m['niah_dropped']} NIAH (dropped from the accuracy), "
+             f"{m['cwe_counted_wrong']} CWE (counted wrong)",
+             f"finish_reason=length: {t['count']} ({t['niah']} NIAH, {t['cwe']} CWE); {policy}"]
+    if report.strict:
+        dis = report.disagreements()
+        lost = sum(d["paper"] for d in dis)
+        lines.append(f"strict vs paper: {len(dis)} example(s) differ ({lost} pass only in paper mode, "
+                     f"{len(dis) - lost} only in strict mode); paper accuracy "
+                     f"{_pct(data['paper_overall']['accuracy'])}%")
+    return "\n".join(lines)
+
+
+def _csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+def _json_bytes(obj: Any) -> bytes:
+    # backslashreplace turns lone surrogates from model output into valid \udxxx JSON escapes
+    return (json.dumps(obj, ensure_ascii=False, indent=2) + "\n").encode("utf-8", "backslashreplace")
+
+
+def write_report(report: Report, out_dir: Path) -> list[Path]:
+    """Write scores.json, scores.csv, errors.csv, examples.jsonl, heatmap.png (+ disagreements.jsonl)."""
+    out_dir = Path(out_dir)
+    groups = report.groups()
+    columns = list(groups[0]) if groups else []
+    errors = report.errors()
+    err_head = ["task", *scoring.CATEGORIES, "counted", "dropped"]
+    examples = "".join(
+        json.dumps({"id": r.id, "task": r.task, "language": r.language, "length": r.length,
+                    "finish_reason": r.finish_reason, **r.score.to_dict(),
+                    **({"paper_passed": r.paper.passed} if report.strict else {})}) + "\n"
+        for r in report.records
+    )
+    files = {
+        "scores.json": _json_bytes(report.data),
+        "scores.csv": _csv_bytes(columns, [[g[c] for c in columns] for g in groups]),
+        "errors.csv": _csv_bytes(err_head, [[t] + [c[k] for k in err_head[1:]] for t, c in errors.items()]),
+        "examples.jsonl": examples.encode("utf-8"),
+        "heatmap.png": heatmap_png(report),
+    }
+    if report.strict:
+        files["disagreements.jsonl"] = "".join(
+            json.dumps(d, ensure_ascii=False) + "\n" for d in report.disagreements()
+        ).encode("utf-8", "backslashreplace")
+    written = []
+    for name, data in files.items():
+        atomic_write_bytes(out_dir / name, data)
+        written.append(out_dir / name)
+    return written

@@ -1,0 +1,92 @@
+"""Dataset rows for scoring: only the columns scoring needs, from an export folder or a Hub repo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..base.errors import OneRulerError, problems_error
+from ..export.frontmatter import configs_data_files, parse_front_matter
+from ..export.layout import README_NAME
+from ..spec.defaults import SPLIT
+from .predictions import Prediction
+
+ROW_COLUMNS = ("id", "config", "task", "context_language", "instruction_language", "length", "tokenizer",
+               "answers", "needles")
+
+
+def read_card(dataset: str) -> str | None:
+    """The README text of a dataset folder or Hub repo (None: a folder without one)."""
+    path = Path(dataset).expanduser()
+    if path.is_dir():
+        readme = path / README_NAME
+        return readme.read_text(encoding="utf-8") if readme.is_file() else None
+    from huggingface_hub import hf_hub_download
+
+    try:
+        return Path(hf_hub_download(dataset, README_NAME, repo_type="dataset")).read_text(encoding="utf-8")
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the card is bad input
+        raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+
+
+def card_configs(dataset: str) -> dict[str, list[str]] | None:
+    """Config name -> test-split data files, from the dataset card's YAML `configs` (None: no such list)."""
+    text = read_card(dataset)
+    if text is None:
+        return None
+    try:
+        meta = parse_front_matter(text)
+    except Exception as exc:  # noqa: BLE001 - yaml errors and an unterminated block alike
+        raise OneRulerError(f"dataset card of {dataset!r} has invalid YAML: {exc}") from None
+    return configs_data_files(meta)
+
+
+def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | None = None) -> dict[str, dict]:
+    """Rows (only the columns scoring needs) of the given configs, keyed by id.
+
+    `configs` maps each config name to the first prediction that refers to it (for messages).
+    The card's `configs` list gives each config's Parquet files, and all of them are read with a
+    single `load_dataset(dataset, data_files=...)`: one call per config costs seconds each on a
+    card that declares hundreds of configs. Without such a card, each config is loaded by name.
+    """
+    import datasets
+
+    path = Path(dataset).expanduser()
+    looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
+    if looks_local and not path.is_dir():
+        raise OneRulerError(f"dataset folder not found: {dataset}")
+    mapping = card_configs(dataset)
+    if mapping is None:
+        try:
+            mapping = {name: [] for name in datasets.get_dataset_config_names(dataset)}
+        except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
+            raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+    unknown = [f"config {c!r} (line {p.line}, id {p.id!r})" for c, p in configs.items() if c not in mapping]
+    if unknown:
+        raise problems_error(unknown, f"unknown config(s) in dataset {dataset!r}")
+    wanted = sorted(configs)
+    if all(mapping[c] for c in wanted):
+        files = sorted({f for c in wanted for f in mapping[c]})
+        parts = [_load(dataset, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s)")]
+    else:
+        parts = [_load(dataset, dict(name=c), cache_dir, f"config {c!r}") for c in wanted]
+    rows: dict[str, dict] = {}
+    for ds in parts:
+        missing = [c for c in ROW_COLUMNS if c not in ds.column_names]
+        if missing:
+            raise OneRulerError(f"dataset {dataset!r} lacks column(s) {', '.join(missing)}")
+        for row in ds.select_columns(list(ROW_COLUMNS)).to_list():
+            if row["config"] in configs:
+                rows[row["id"]] = row
+    return rows
+
+
+def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
+    import datasets
+
+    try:
+        return datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, columns=list(ROW_COLUMNS), **how)
+    except Exception:  # noqa: BLE001 - e.g. a loader without column selection: read every column
+        try:
+            return datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, **how)
+        except Exception as exc:  # noqa: BLE001
+            raise OneRulerError(f"cannot load {what} of {dataset!r}: {exc}") from None

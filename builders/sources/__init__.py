@@ -1,0 +1,1 @@
+"""Sources layer: the pinned upstream files (manifests, fetching, parsing, per-language fixes)."""

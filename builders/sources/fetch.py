@@ -1,0 +1,176 @@
+"""Download pinned upstream files into a content-addressed cache, verifying sha256.
+
+Where bytes come from: ``--mirror``/``ONERULER_MIRROR`` (a local folder with the upstream layout, a
+``file://`` URL or an ``http(s)://`` base URL), else the pinned GitHub commit. Where they go:
+``ONERULER_CACHE`` or the user cache dir, as ``sha256/<ab>/<digest>``; a blob is written to a temp
+file and renamed only after its sha256 checks out, so an interrupted or corrupt download leaves
+nothing behind. Fetching is idempotent: cached blobs are re-hashed, never re-downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import platformdirs
+
+from ..base.errors import IntegrityError, SourceError
+from ..base.files import CHUNK, sha256_file
+from ..base.progress import iterate
+from .manifest import DEFAULT_BASE_URL, SourceFile, load_manifest
+
+TIMEOUT_S = 60
+
+
+def default_cache_dir() -> Path:
+    """``$ONERULER_CACHE`` or the platform's user cache dir for oneruler."""
+    env = os.environ.get("ONERULER_CACHE")
+    return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("oneruler"))
+
+
+def resolve_mirror(mirror: str | os.PathLike | None = None) -> str:
+    """Normalise a mirror (argument, else ``$ONERULER_MIRROR``, else upstream) to a base URL ending in '/'."""
+    mirror = mirror if mirror not in (None, "") else os.environ.get("ONERULER_MIRROR") or None
+    if mirror is None:
+        return DEFAULT_BASE_URL
+    text = os.fspath(mirror)
+    scheme = urllib.parse.urlparse(text).scheme
+    if scheme in ("http", "https", "file"):
+        return text.rstrip("/") + "/"
+    if scheme and len(scheme) > 1:
+        raise SourceError(f"mirror {text!r}: unsupported scheme {scheme!r}; use a folder, file://, http:// or https://")
+    folder = Path(text).expanduser().resolve()
+    if not folder.is_dir():
+        raise SourceError(f"mirror folder {text!r} does not exist (expected the upstream layout, e.g. ../shared/oneruler-upstream)")
+    return folder.as_uri() + "/"
+
+
+def blob_path(cache_dir: Path, sha256: str) -> Path:
+    """Where a verified file lives in the content-addressed cache."""
+    return cache_dir / "sha256" / sha256[:2] / sha256
+
+
+def _open(url: str):
+    if url.startswith("file:"):
+        path = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
+        try:
+            return open(path, "rb"), path.stat().st_size
+        except FileNotFoundError:
+            raise SourceError(f"{url}: not found in the mirror") from None
+    try:
+        resp = urllib.request.urlopen(url, timeout=TIMEOUT_S)  # noqa: S310 (http/https only here)
+    except urllib.error.HTTPError as exc:
+        raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise SourceError(f"{url}: cannot download ({getattr(exc, 'reason', exc)}); "
+                          f"offline? point --mirror/ONERULER_MIRROR at a local copy") from None
+    length = resp.headers.get("Content-Length")
+    return resp, int(length) if length and length.isdigit() else None
+
+
+@dataclass
+class FetchReport:
+    """What a fetch did: files per outcome (upstream paths)."""
+
+    downloaded: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+    paths: dict[str, Path] = field(default_factory=dict)
+
+
+def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path, bool]:
+    """Ensure one file is in the cache; returns (blob path, downloaded?). Raises IntegrityError on mismatch."""
+    target = blob_path(cache_dir, entry.sha256)
+    if target.exists():
+        got = sha256_file(target)
+        if got == entry.sha256:
+            return target, False
+        target.unlink()  # a corrupted cache blob is dropped and fetched again
+    url = base_url + urllib.parse.quote(entry.path)
+    tmp_dir = cache_dir / "tmp"
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=tmp_dir, prefix=f"{os.getpid()}-", suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        src, expected_len = _open(url)
+        h = hashlib.sha256()
+        size = 0
+        with src, os.fdopen(fd, "wb") as out:
+            while True:
+                try:
+                    chunk = src.read(CHUNK)
+                except (OSError, urllib.error.URLError) as exc:  # includes http.client.IncompleteRead
+                    raise SourceError(f"{url}: download interrupted after {size} bytes ({exc})") from None
+                if not chunk:
+                    break
+                h.update(chunk)
+                size += len(chunk)
+                out.write(chunk)
+        if expected_len is not None and size != expected_len:
+            raise SourceError(f"{url}: download interrupted: got {size} of {expected_len} bytes")
+        digest = h.hexdigest()
+        if digest != entry.sha256 or size != entry.size:
+            raise IntegrityError(
+                f"{entry.path}: sha256 {digest} ({size} bytes) from {url} does not match the pinned "
+                f"{entry.sha256} ({entry.size} bytes); refusing it"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, target)
+        return target, True
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _purge_stale_parts(cache_dir: Path) -> None:
+    """Remove temp files left by processes that were killed mid-download."""
+    tmp_dir = cache_dir / "tmp"
+    if not tmp_dir.is_dir():
+        return
+    for part in tmp_dir.glob("*.part"):
+        pid = part.name.split("-", 1)[0]
+        alive = pid.isdigit() and _pid_alive(int(pid))
+        if not alive or int(pid) == os.getpid():
+            part.unlink(missing_ok=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def fetch_sources(
+    entries: Iterable[SourceFile] | None = None,
+    mirror: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> FetchReport:
+    """Fetch (or find in the cache) every given manifest entry (default: all), verified by sha256.
+
+    Stops at the first failure with an error naming the file; files fetched before it stay cached.
+    """
+    entries = list(load_manifest() if entries is None else entries)
+    base_url = resolve_mirror(mirror)
+    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SourceError(f"cache dir {cache}: cannot create it ({exc}); set ONERULER_CACHE") from None
+    _purge_stale_parts(cache)
+    report = FetchReport()
+    for entry in iterate(entries, desc="fetch", unit="file", enabled=progress):
+        path, downloaded = fetch_file(entry, base_url, cache)
+        (report.downloaded if downloaded else report.cached).append(entry.path)
+        report.paths[entry.path] = path
+    return report

@@ -1,0 +1,71 @@
+"""The committed manifests of pinned sources (``raw/manifest.json``, ``translations/manifest.json``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..base.errors import SourceError
+
+UPSTREAM_REPO = "mungg/OneRuler"
+UPSTREAM_COMMIT = "a3fe6af862dc4b30794afc0a8f3d4f60758cecfa"
+DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{UPSTREAM_REPO}/{UPSTREAM_COMMIT}/"
+# wonderwords 3.0.1 (Oct 2025) dropped 4 nouns that 2.2.0 has; the paper's release predates it.
+WONDERWORDS_VERSION = "2.2.0"
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MANIFEST_PATHS = (PROJECT_ROOT / "raw" / "manifest.json", PROJECT_ROOT / "translations" / "manifest.json")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One pinned file: its upstream path, expected sha256 and size, and descriptive facts."""
+
+    path: str
+    sha256: str
+    size: int
+    kind: str
+    language: str
+    licence: str
+    facts: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+def _read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SourceError(
+            f"manifest {path} is missing; install the project from its repository (pip install -e .)"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise SourceError(f"manifest {path} is not valid JSON: {exc}") from None
+
+
+def _entries(doc: dict, key: str, where: Path) -> list[SourceFile]:
+    out = []
+    base = {"path", "sha256", "size", "kind", "language", "licence"}
+    for i, item in enumerate(doc.get(key, [])):
+        missing = base - set(item)
+        if missing:
+            raise SourceError(f"manifest {where}: entry {i} of {key!r} lacks {sorted(missing)}")
+        facts = {k: v for k, v in item.items() if k not in base}
+        out.append(SourceFile(item["path"], item["sha256"], int(item["size"]), item["kind"],
+                              item["language"], item["licence"], facts))
+    return out
+
+
+def load_manifest() -> list[SourceFile]:
+    """All upstream files the benchmark needs (books, word lists, prompts, noun table)."""
+    files: list[SourceFile] = []
+    for path in MANIFEST_PATHS:
+        doc = _read(path)
+        if doc.get("upstream_commit") != UPSTREAM_COMMIT:
+            raise SourceError(f"manifest {path} pins commit {doc.get('upstream_commit')!r}, expected {UPSTREAM_COMMIT}")
+        files.extend(_entries(doc, "files", path))
+    return files
+
+
+def load_packaged_wordlists() -> list[SourceFile]:
+    """The English CWE word lists shipped in the pinned wonderwords package."""
+    return _entries(_read(MANIFEST_PATHS[0]), "packaged_files", MANIFEST_PATHS[0])

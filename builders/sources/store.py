@@ -1,0 +1,137 @@
+"""All pinned sources, fetched and verified, parsed lazily per language (``Sources``)."""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from functools import cached_property
+from pathlib import Path
+
+from ..base.errors import IntegrityError, SourceError
+from ..base.files import sha256_bytes
+from ..spec.languages import LANGUAGE_CODES, LANGUAGES
+from .books import clean_book
+from .fetch import fetch_sources
+from .manifest import WONDERWORDS_VERSION, SourceFile, load_manifest, load_packaged_wordlists
+from .parse import (
+    CweTemplate,
+    DataFix,
+    NiahTemplate,
+    NounTable,
+    WordPool,
+    decode_utf8,
+    parse_cwe_template,
+    parse_niah_template,
+    parse_noun_table,
+    parse_word_pool,
+)
+
+
+class Sources:
+    """All pinned sources, fetched and verified; parsed lazily per language and kept in ``parsed``."""
+
+    def __init__(self, paths: dict[str, Path], entries: list[SourceFile]):
+        self._paths = paths
+        self._entries = entries
+        self._by_kind = {(e.kind, e.language): e for e in entries}
+        # (what, language) -> (parsed value, data fixes applied while parsing)
+        self.parsed: dict[tuple[str, str], tuple[object, list[DataFix]]] = {}
+
+    def _bytes(self, kind: str, language: str) -> tuple[bytes, str]:
+        entry = self._by_kind.get((kind, language))
+        if entry is None:
+            raise SourceError(f"no {kind} source for language {language!r}")
+        data = self._paths[entry.path].read_bytes()
+        if sha256_bytes(data) != entry.sha256:
+            raise IntegrityError(f"{entry.path}: cached copy no longer matches its sha256; run `oneruler fetch` again")
+        return data, entry.path
+
+    @cached_property
+    def file_hashes(self) -> dict[str, str]:
+        """Upstream path (or package asset) → sha256 of every source the benchmark reads."""
+        hashes = {e.path: e.sha256 for e in self._entries}
+        hashes.update({e.path: e.sha256 for e in load_packaged_wordlists()})
+        return dict(sorted(hashes.items()))
+
+    def _load_book(self, language: str) -> tuple[str, list[DataFix]]:
+        data, where = self._bytes("book", language)
+        return clean_book(decode_utf8(data, where), language)
+
+    def _load_niah(self, language: str) -> tuple[NiahTemplate, list[DataFix]]:
+        data, where = self._bytes("niah_prompt", language)
+        return parse_niah_template(data, where, language), []
+
+    def _load_cwe(self, language: str) -> tuple[CweTemplate, list[DataFix]]:
+        data, where = self._bytes("cwe_prompt", language)
+        return parse_cwe_template(data, where, language)
+
+    def _load_pool(self, language: str) -> tuple[WordPool, list[DataFix]]:
+        if language == "en":
+            return english_pool(), []
+        data, where = self._bytes("dictionary", language)
+        return parse_word_pool(data, where, language)
+
+    def _get(self, what: str, language: str) -> tuple[object, list[DataFix]]:
+        if language not in LANGUAGES:
+            raise SourceError(f"unknown language {language!r}; valid: {', '.join(LANGUAGE_CODES)}")
+        key = (what, language)
+        if key not in self.parsed:
+            loader = {"book": self._load_book, "niah": self._load_niah, "cwe": self._load_cwe,
+                      "pool": self._load_pool}[what]
+            self.parsed[key] = loader(language)
+        return self.parsed[key]
+
+    def book_text(self, language: str) -> str:
+        """The cleaned book of a language with whitespace collapsed to single spaces."""
+        return self._get("book", language)[0]  # type: ignore[return-value]
+
+    def niah_template(self, language: str) -> NiahTemplate:
+        """The 14 NIAH instruction pieces of a language."""
+        return self._get("niah", language)[0]  # type: ignore[return-value]
+
+    def cwe_template(self, language: str) -> CweTemplate:
+        """The CWE prompt of a language (vi's duplicated ``{context}`` removed)."""
+        return self._get("cwe", language)[0]  # type: ignore[return-value]
+
+    def word_pool(self, language: str) -> WordPool:
+        """The CWE candidate words of a language."""
+        return self._get("pool", language)[0]  # type: ignore[return-value]
+
+    @cached_property
+    def nouns(self) -> NounTable:
+        """The 100 translated nouns (NIAH keys)."""
+        data, where = self._bytes("noun_table", "*")
+        return parse_noun_table(data, where)
+
+    @property
+    def fixes(self) -> list[DataFix]:
+        """Every data fix applied across all 26 languages (loads everything once)."""
+        out: list[DataFix] = []
+        for lang in LANGUAGE_CODES:
+            for what in ("book", "cwe", "pool"):
+                out += self._get(what, lang)[1]
+        return out
+
+
+def english_pool() -> WordPool:
+    """wonderwords' noun, adjective and verb lists (the pinned version, verified by sha256)."""
+    assets = importlib.resources.files("wonderwords") / "assets"
+    words: set[str] = set()
+    for entry in load_packaged_wordlists():
+        name = entry.path.rsplit("/", 1)[-1]
+        data = (assets / name).read_bytes()
+        if sha256_bytes(data) != entry.sha256:
+            raise IntegrityError(
+                f"wonderwords {name}: sha256 differs from the pinned wonderwords=={WONDERWORDS_VERSION} list; "
+                f"install that version (pip install wonderwords=={WONDERWORDS_VERSION})"
+            )
+        words.update(w.strip() for w in data.decode("utf-8").splitlines() if w.strip())
+    words = {w for w in words if not re.search(r"\d", w)}
+    return WordPool("en", tuple(sorted(words)))
+
+
+def load_sources(mirror=None, cache_dir=None, progress: bool = False) -> Sources:
+    """Fetch (or reuse cached) pinned sources, verify them, and return a lazy Sources view."""
+    entries = load_manifest()
+    report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=progress)
+    return Sources(report.paths, entries)

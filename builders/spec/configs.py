@@ -1,0 +1,223 @@
+"""Config names: parse, validate, render, and the standard grid (SPEC §3).
+
+Grammar: ``{ctx}[-{inst}]_{task}_{length}[_{alias}]``, e.g. ``pl_s_niah_128k``,
+``ko-en_none_niah_32k``, ``en_mv_niah_64k_llama3``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+from .defaults import ALIAS_RE, BUILTIN_ALIASES, DEFAULT_ALIAS
+from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
+from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, TASKS
+
+STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
+
+_LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
+
+
+class ConfigNameError(ValueError):
+    """A config name (or one of its parts) is not valid."""
+
+
+def parse_length(text: str) -> int:
+    """``8k`` → 8000, ``1m`` → 1,000,000, ``5000`` → 5000 (k = 1,000, not 1,024)."""
+    m = _LENGTH_RE.match(text.strip().lower())
+    if not m:
+        raise ConfigNameError(
+            f"invalid length {text!r}; use a positive integer with optional k/m suffix, "
+            f"e.g. 8k 32k 64k 128k 256k 1m 5000"
+        )
+    value = int(m["num"]) * {"": 1, "k": 1_000, "m": 1_000_000}[m["unit"]]
+    if value <= 0:
+        raise ConfigNameError(f"invalid length {text!r}: must be positive")
+    return value
+
+
+def render_length(value: int) -> str:
+    """Inverse of :func:`parse_length` in canonical form (``128000`` → ``128k``)."""
+    if value % 1_000_000 == 0:
+        return f"{value // 1_000_000}m"
+    if value % 1_000 == 0:
+        return f"{value // 1_000}k"
+    return str(value)
+
+
+class _LazyHint:
+    """The 'did you mean' suffix for a bad name, computed only when an error message is built."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __format__(self, spec: str) -> str:
+        return _nearest(self.name, iter_standard_names())
+
+
+def _nearest(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One benchmark configuration; validates itself on construction."""
+
+    context_language: str
+    task: str
+    length: int
+    instruction_language: str = ""
+    tokenizer_alias: str | None = None  # None: text-control (cl100k)
+
+    def __post_init__(self) -> None:
+        if not self.instruction_language:
+            object.__setattr__(self, "instruction_language", self.context_language)
+        for role, code in (("context", self.context_language), ("instruction", self.instruction_language)):
+            if code not in LANGUAGES:
+                raise ConfigNameError(
+                    f"unknown {role} language {code!r}{_nearest(code, LANGUAGE_CODES)}; "
+                    f"valid: {', '.join(LANGUAGE_CODES)}"
+                )
+        if self.task not in TASKS:
+            raise ConfigNameError(
+                f"unknown task {self.task!r}{_nearest(self.task, TASKS)}; valid: {', '.join(TASKS)}"
+            )
+        if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length <= 0:
+            raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
+        if self.is_cross_lingual and TASKS[self.task].kind != "niah":
+            raise ConfigNameError(
+                f"cross-lingual configs exist only for NIAH tasks, not {self.task!r}; "
+                f"valid: {', '.join(n for n, t in TASKS.items() if t.kind == 'niah')}"
+            )
+        if self.tokenizer_alias is not None and not ALIAS_RE.match(self.tokenizer_alias):
+            raise ConfigNameError(
+                f"invalid tokenizer alias {self.tokenizer_alias!r}: use lower-case letters, digits, '.' or '-'"
+            )
+
+    @property
+    def is_cross_lingual(self) -> bool:
+        return self.context_language != self.instruction_language
+
+    @property
+    def languages(self) -> str:
+        if self.is_cross_lingual:
+            return f"{self.context_language}-{self.instruction_language}"
+        return self.context_language
+
+    @property
+    def alias(self) -> str:
+        """The alias of the tokenizer that measures lengths (cl100k for text-control)."""
+        return self.tokenizer_alias or DEFAULT_ALIAS
+
+    @property
+    def name(self) -> str:
+        parts = [self.languages, self.task, render_length(self.length)]
+        if self.tokenizer_alias is not None:
+            parts.append(self.tokenizer_alias)
+        return "_".join(parts)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> ConfigSpec:
+    """Parse a config name; ``aliases`` are the tokenizer aliases accepted as a suffix.
+
+    Raises ConfigNameError naming the faulty part, the valid choices and the nearest standard name.
+    """
+    known_aliases = tuple(BUILTIN_ALIASES) + tuple(a for a in (aliases or ()) if a not in BUILTIN_ALIASES)
+    hint = _LazyHint(name)
+    if not isinstance(name, str) or "_" not in name:
+        raise ConfigNameError(
+            f"invalid config name {name!r}: expected {{lang}}_{{task}}_{{length}}[_{{tokenizer}}], "
+            f"e.g. pl_s_niah_128k{hint}"
+        )
+    lang_part, rest = name.split("_", 1)
+    if "-" in lang_part:
+        ctx, _, inst = lang_part.partition("-")
+        if ctx == inst:
+            raise ConfigNameError(f"config {name!r}: context and instruction language are both {ctx!r}; write {ctx}_...")
+    else:
+        ctx, inst = lang_part, lang_part
+    # Longest task id first so that s_niah_nonone wins over s_niah.
+    task = next((t for t in sorted(TASKS, key=len, reverse=True) if rest == t or rest.startswith(t + "_")), None)
+    if task is None:
+        head = "_".join(rest.split("_")[:2])
+        raise ConfigNameError(
+            f"config {name!r}: unknown task in {rest!r}{_nearest(head, TASKS)}; valid tasks: {', '.join(TASKS)}{hint}"
+        )
+    tail = rest[len(task) + 1:].split("_") if rest != task else []
+    if not tail or not tail[0]:
+        raise ConfigNameError(f"config {name!r}: missing length; use one of 8k 32k 64k 128k or any k/m/integer{hint}")
+    if len(tail) > 2:
+        raise ConfigNameError(f"config {name!r}: unexpected parts {tail[2:]!r} after the tokenizer alias{hint}")
+    try:
+        length = parse_length(tail[0])
+    except ConfigNameError as exc:
+        raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
+    alias = tail[1] if len(tail) == 2 else None
+    if alias is not None and alias not in known_aliases:
+        raise ConfigNameError(
+            f"config {name!r}: unknown tokenizer alias {alias!r}{_nearest(alias, known_aliases)}; "
+            f"known: {', '.join(known_aliases)} (register others with --tokenizer {alias}=HUB_ID_OR_PATH)"
+        )
+    try:
+        spec = ConfigSpec(ctx, task, length, inst, alias)
+    except ConfigNameError as exc:
+        raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
+    return spec
+
+
+def iter_standard_configs() -> Iterator[ConfigSpec]:
+    """The standard grid: 728 text-control, 104 s_niah_nonone and 120 cross-lingual configs."""
+    for lang in LANGUAGE_CODES:
+        for task in MAIN_TASKS:
+            for length in STANDARD_LENGTHS:
+                yield ConfigSpec(lang, task, length)
+    for lang in LANGUAGE_CODES:
+        for length in STANDARD_LENGTHS:
+            yield ConfigSpec(lang, "s_niah_nonone", length)
+    for ctx in CROSS_LINGUAL_LANGUAGES:
+        for inst in CROSS_LINGUAL_LANGUAGES:
+            if ctx == inst:
+                continue
+            for task in CROSS_LINGUAL_TASKS:
+                for length in STANDARD_LENGTHS:
+                    yield ConfigSpec(ctx, task, length, inst)
+
+
+def iter_standard_names() -> Iterator[str]:
+    """The names of the standard grid, in grid order."""
+    return (c.name for c in iter_standard_configs())
+
+
+def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None) -> list[ConfigSpec]:
+    """Expand glob patterns over the standard grid; a pattern without wildcards is parsed as a name.
+
+    A concrete name outside the grid (``pl_s_niah_256k``, ``en_s_niah_8k_llama3``) is accepted if valid.
+    A glob that matches nothing is an error.
+    """
+    grid = list(iter_standard_configs())
+    known_aliases = set(BUILTIN_ALIASES) | set(aliases or ())
+    out: dict[str, ConfigSpec] = {}
+    for pattern in patterns:
+        if any(ch in pattern for ch in "*?["):
+            # A glob ending in _{alias} selects the token-control twins of the matching grid configs.
+            base, _, last = pattern.rpartition("_")
+            alias = last if base and last in known_aliases else None
+            glob = base if alias else pattern
+            hits = [c for c in grid if fnmatch.fnmatchcase(c.name, glob)]
+            if not hits:
+                raise ConfigNameError(f"pattern {pattern!r} matches no config of the standard grid{_nearest(pattern, (c.name for c in grid))}")
+            for c in hits:
+                if alias:
+                    c = ConfigSpec(c.context_language, c.task, c.length, c.instruction_language, alias)
+                out.setdefault(c.name, c)
+        else:
+            c = parse_config_name(pattern, aliases)
+            out.setdefault(c.name, c)
+    return list(out.values())

@@ -1,0 +1,15 @@
+"""The one definition of every default and shared name the other layers agree on."""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_SAMPLES = 50  # examples per config (paper)
+DEFAULT_SEED = 42
+SPLIT = "test"  # the only split of every config
+
+# Tokenizer aliases: the suffix of a token-control config name (``pl_s_niah_128k_llama3``).
+ALIAS_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]*$")
+DEFAULT_ALIAS = "cl100k"  # text-control: lengths measured with tiktoken cl100k_base
+BUILTIN_TOKENIZERS: dict[str, str] = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
+BUILTIN_ALIASES: tuple[str, ...] = tuple(BUILTIN_TOKENIZERS)

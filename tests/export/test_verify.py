@@ -1,0 +1,114 @@
+"""``oneruler verify``: checksums first, then a rebuild from the manifest's recorded inputs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.export.build import build_dataset
+from builders.export.manifest import read_manifest, write_manifest
+
+REPO = Path(__file__).resolve().parents[2]
+LLAMA3 = REPO.parent / "shared" / "tokenizers" / "hf" / "llama3"
+
+
+def cli(args: list[str], tmp: Path, source_cache: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, ONERULER_CACHE=str(source_cache), PYTHONPATH=str(REPO), HF_HOME=str(tmp / "hf-home"))
+    return subprocess.run([sys.executable, "-m", "builders.cli", *args], env=env, cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def export_dir(tmp_path_factory, source_cache):
+    """A pristine export: two text-control configs and one Llama-3 token-control config."""
+    out = tmp_path_factory.mktemp("verify") / "oneruler"
+    build_dataset(["da_mk_niah_8k", "da_s_niah_8k", "da_s_niah_8k_llama3"], out, samples=2,
+                  tokenizer_specs={"llama3": str(LLAMA3)}, cache_dir=str(source_cache), progress=False)
+    return out
+
+
+@pytest.fixture
+def copy_of(export_dir, tmp_path):
+    dst = tmp_path / "oneruler"
+    shutil.copytree(export_dir, dst)
+    return dst
+
+
+def test_verify_passes_on_a_fresh_export(export_dir, tmp_path, source_cache):
+    res = cli(["verify", str(export_dir), "--quiet", "--num-proc", "2"], tmp_path, source_cache)
+    assert res.returncode == 0, res.stdout + res.stderr
+    for name in ("da_mk_niah_8k", "da_s_niah_8k", "da_s_niah_8k_llama3"):
+        assert f"ok    {name}: identical" in res.stdout
+    assert "verified" in res.stdout and "3/3 configs rebuilt identical" in res.stdout
+
+
+def test_verify_detects_a_flipped_byte(copy_of, tmp_path, source_cache):
+    entry = read_manifest(copy_of)["configs"]["da_s_niah_8k"]
+    path = copy_of / entry["file"]
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 1
+    assert "FAIL  da_s_niah_8k" in res.stdout and "sha256" in res.stdout
+    assert "ok    da_mk_niah_8k: identical" in res.stdout
+    assert "error:" in res.stderr and "1 of 3 config(s)" in res.stderr
+    # the fast check (what push runs) catches it too
+    res = cli(["verify", str(copy_of), "--checksums-only"], tmp_path, source_cache)
+    assert res.returncode == 1 and "da_s_niah_8k" in res.stdout
+
+
+def test_verify_detects_content_that_does_not_rebuild(copy_of, tmp_path, source_cache):
+    """A shard whose checksum was 'fixed up' in the manifest still fails the rebuild."""
+    import pyarrow.parquet as pq
+
+    from builders.export.shard import write_shard
+
+    manifest = read_manifest(copy_of)
+    entry = manifest["configs"]["da_mk_niah_8k"]
+    rows = pq.read_table(copy_of / entry["file"]).to_pylist()
+    rows[1]["answers"] = ["1234567"]
+    (copy_of / entry["file"]).unlink()
+    info = write_shard(rows, copy_of, "da_mk_niah_8k")
+    entry.update(file=info.file, sha256=info.sha256, size=info.size)
+    write_manifest(copy_of, manifest)
+    from builders.export.card import write_readme
+
+    write_readme(copy_of, manifest)
+    res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 1
+    assert "FAIL  da_mk_niah_8k: DIFFERENT" in res.stdout
+
+
+def test_verify_names_a_wrong_or_missing_tokenizer(copy_of, tmp_path, source_cache):
+    res = cli(["verify", str(copy_of), "--quiet", "--tokenizer", f"llama3={tmp_path / 'nowhere'}"], tmp_path, source_cache)
+    assert res.returncode == 1
+    assert "tokenizer llama3" in res.stdout and "unavailable" in res.stdout
+    assert "ok    da_mk_niah_8k: identical" in res.stdout
+    manifest = read_manifest(copy_of)
+    manifest["configs"]["da_s_niah_8k_llama3"]["tokenizer"]["fingerprint"] = "0" * 64
+    write_manifest(copy_of, manifest)
+    res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 1
+    assert "tokenizer llama3" in res.stdout and "not the recorded one" in res.stdout and "fingerprint" in res.stdout
+
+
+def test_verify_names_a_missing_source_and_an_edited_readme(copy_of, tmp_path, source_cache):
+    manifest = read_manifest(copy_of)
+    manifest["sources"]["OneRuler/data/books/xx/gone.txt"] = "a" * 64
+    write_manifest(copy_of, manifest)
+    res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 1
+    assert "missing source OneRuler/data/books/xx/gone.txt" in res.stdout
+    assert "README.md differs" in res.stdout  # the card counts the recorded sources
+
+
+def test_verify_refuses_a_folder_without_manifest(tmp_path, source_cache):
+    (tmp_path / "empty").mkdir()
+    res = cli(["verify", str(tmp_path / "empty")], tmp_path, source_cache)
+    assert res.returncode == 2 and "no manifest.json" in res.stderr

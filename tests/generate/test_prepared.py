@@ -1,0 +1,75 @@
+"""Pre-tokenised books and pools on a tiny real ``Sources`` built in tmp_path, with the real cl100k."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from builders.generate.prepared import PreparedCache
+from builders.generate.tokenizer import Tokenizer
+from builders.sources.manifest import SourceFile
+from builders.sources.store import Sources
+
+BOOK = "Erster Satz. Zweiter Satz hier. Dritter und letzter Satz!"
+DICTIONARY = "words,pos\nHaus,noun\nlaufen,verb\nschön,adjective\nsehr,adverb\n"
+
+
+class CountingTokenizer(Tokenizer):
+    """A real tokenizer that counts how many texts it was asked to encode."""
+
+    def __init__(self, inner: Tokenizer):
+        super().__init__(inner.alias, inner.spec)
+        self.inner = inner
+        self.calls = 0
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    def encode_batch(self, texts):
+        self.calls += len(texts)
+        return self.inner.encode_batch(texts)
+
+
+@pytest.fixture
+def tiny_sources(tmp_path) -> Sources:
+    paths, entries = {}, []
+    for kind, rel, data in [("book", "books/de/tiny.txt", BOOK), ("dictionary", "dict/German.csv", DICTIONARY)]:
+        raw = data.encode("utf-8")
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(raw)
+        paths[rel] = tmp_path / rel
+        entries.append(SourceFile(rel, hashlib.sha256(raw).hexdigest(), len(raw), kind, "de", "MIT"))
+    return Sources(paths, entries)
+
+
+def test_a_book_is_segmented_and_tokenised_once_per_tokenizer(tiny_sources, cl100k):
+    tok = CountingTokenizer(cl100k)
+    cache = PreparedCache(tiny_sources)
+    book = cache.book("de", tok)
+    assert book.sentences == ["Erster Satz.", "Zweiter Satz hier.", "Dritter und letzter Satz!"]
+    assert book.costs == [cl100k.count(" " + s) for s in book.sentences]
+    assert book.prefix == [0, book.costs[0], sum(book.costs[:2]), sum(book.costs)]
+    assert book.scale == cl100k.count(" ".join(book.sentences)) / sum(book.costs)
+    calls = tok.calls
+    assert cache.book("de", tok) is book and tok.calls == calls  # cached: nothing tokenised again
+    assert cache.book("de", cl100k) is book  # keyed by the tokenizer's identity, not the object
+
+
+def test_units_cycle_through_the_book(tiny_sources, cl100k):
+    book = PreparedCache(tiny_sources).book("de", cl100k)
+    assert book.take(5) == book.sentences + book.sentences[:2]
+    assert book.cost(4) == book.costs[1]
+    assert book.cum(3) == int(book.total * book.scale)
+    assert book.cum(book.units_for(1000)) > 1000
+
+
+def test_pool_and_list_markers(tiny_sources, cl100k):
+    cache = PreparedCache(tiny_sources)
+    pool = cache.pool("de", cl100k)
+    assert pool.words == ("Haus", "laufen", "schön")  # noun/verb/adjective only, sorted
+    assert pool.costs == [cl100k.count(" " + w) for w in pool.words]
+    prefix = cache.numbering_prefix(cl100k, 12)
+    assert len(prefix) > 12 and prefix[12] == sum(cl100k.count(f" {i}.") for i in range(1, 13))
+    assert cache.numbering_prefix(cl100k, 5) is prefix  # grown on demand, never recomputed

@@ -1,0 +1,455 @@
+"""The scoring core (builders/scoring/core.py) against SPEC §5, case by case and with property tests."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builders import scoring
+from builders.scoring import NONE_WORDS, ExampleScore, score_example
+from builders.spec.languages import LANGUAGE_CODES
+from builders.spec.tasks import TASKS
+
+
+def passed(prediction, answers, task, lang="en", **kw) -> bool:
+    return score_example(prediction, answers, task, lang, **kw).passed
+
+
+# --------------------------------------------------------------------------- an independent oracle
+# A literal transcription of the upstream rules quoted in SPEC §5 (with int(), as upstream does).
+
+
+def _clean(s: str) -> str:
+    return s.strip().lower().replace("\u200c", "").replace(" ", "")
+
+
+def oracle_numbers(output: str, gold: list[str], lang: str) -> bool:
+    if not output:
+        return False
+    out = unicodedata.normalize("NFKC", output)
+    if any(w in out or _clean(w) in out for w in NONE_WORDS[lang]):
+        return False
+    nums = list(dict.fromkeys(n for n in re.findall(r"\d+", out) if len(n) > 1))
+    ints = [int(n) for n in nums]
+    return len(ints) == len(gold) and set(ints) == {int(g) for g in gold}
+
+
+def oracle_none(output: str, lang: str) -> bool:
+    if not output:
+        return False
+    c = re.sub(r"\b\d\b", "", _clean(unicodedata.normalize("NFKC", output)))
+    return any(_clean(w) in c for w in NONE_WORDS[lang])
+
+
+def oracle_cwe(output: str, gold: list[str]) -> bool:
+    out = output.strip().lower()
+    return all(g.strip().lower() in out for g in gold)
+
+
+# --------------------------------------------------------------------------- the contract
+
+
+def test_task_ids_and_none_words_match_the_project():
+    assert set(scoring.TASK_IDS) == set(TASKS)
+    assert {t for t, spec in TASKS.items() if spec.kind == "cwe"} == set(scoring.CWE_TASKS)
+    assert scoring.NONE_TASKS == tuple(t for t, spec in TASKS.items() if spec.kind == "niah" and not spec.relevant)
+    assert scoring.NONE_WORDS is NONE_WORDS
+    assert set(NONE_WORDS) == set(LANGUAGE_CODES)
+
+
+def test_clean_is_the_papers():
+    assert scoring.clean("  Keine vorhanden\u200c ") == "keinevorhanden"
+    assert scoring.clean("Không\tcó") == "không\tcó"  # only ASCII spaces go
+
+
+# --------------------------------------------------------------------------- NIAH with numbers
+
+
+@pytest.mark.parametrize("task", scoring.NUMBER_TASKS)
+def test_exact_value_passes_in_every_number_task(task):
+    assert passed("<answer>4817290</answer>", ["4817290"], task)
+    assert not passed("<answer>4817291</answer>", ["4817290"], task)
+
+
+def test_empty_output_fails():
+    assert not passed("", ["4817290"], "s_niah")
+    assert score_example("", ["4817290"], "s_niah", "en").counted
+
+
+def test_lowercase_none_fails_english_but_capitalised_none_does_not():
+    assert not passed("none 4817290", ["4817290"], "s_niah")
+    assert passed("None. 4817290", ["4817290"], "s_niah")
+    assert not passed("nonetheless 4817290", ["4817290"], "s_niah")  # substring, as upstream
+
+
+@pytest.mark.parametrize(
+    "lang, text",
+    [
+        ("de", "Keine vorhanden"), ("de", "keinevorhanden"), ("ja", "数字はありません"), ("ja", "なし"),
+        ("fi", "eimikään"), ("st", "haholetho"), ("vi", "khôngcó"), ("vi", "Không có"), ("hi", "कोईनहीं"),
+        ("uk", "Нема"), ("uk", "нема"), ("cs", "žádná"), ("fa", "هیچکدام"), ("zh", "无"), ("ko", "없음"),
+    ],
+)
+def test_none_words_and_their_space_free_forms_fail_number_tasks(lang, text):
+    assert not passed(f"{text} 4817290", ["4817290"], "s_niah", lang)
+    assert not passed(f"4817290 ({text})", ["4817290"], "mk_niah", lang)
+
+
+def test_none_word_check_is_case_sensitive_before_cleaning():
+    # "keine vorhanden" is neither "Keine vorhanden" nor "keinevorhanden"
+    assert passed("keine vorhanden 4817290", ["4817290"], "s_niah", "de")
+    # U+200C inside the Persian phrase keeps it from matching (upstream quirk, kept on purpose)
+    assert passed("هیچ\u200cکدام 4817290", ["4817290"], "s_niah", "fa")
+    # none words of other languages are irrelevant
+    assert passed("brak 4817290", ["4817290"], "s_niah", "en")
+
+
+def test_length_one_digits_are_ignored_and_duplicates_collapse():
+    assert passed("1. 4817290 2. 4817290 3", ["4817290"], "s_niah")
+    assert passed("4817290, 4817290, 4817290", ["4817290"], "s_niah")
+    assert not passed("4817290 12", ["4817290"], "s_niah")  # two digits are a number
+    assert not passed("4817290 1234567", ["4817290"], "s_niah")
+
+
+def test_multi_value_and_multi_query_any_order():
+    gold = ["1111111", "2222222", "3333333", "4444444"]
+    assert passed("4444444, 2222222, 1111111, 3333333", gold, "mv_niah")
+    assert passed("4444444 2222222 1111111 3333333 2222222", gold, "mv_niah")
+    assert not passed("4444444, 2222222, 1111111", gold, "mv_niah")
+    assert passed("<answer>2222222 and 1111111</answer>", ["1111111", "2222222"], "mq_niah")
+    assert not passed("2222222 1111111 9999999", ["1111111", "2222222"], "mq_niah")
+
+
+def test_count_uses_strings_before_int_conversion():
+    # "04817290" and "4817290" are two numbers for the count but one integer: upstream fails it
+    assert not passed("4817290 04817290", ["4817290"], "s_niah")
+    assert passed("04817290", ["4817290"], "s_niah")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["４８１７２９０", "४८१७२९०", "۴۸۱۷۲۹۰", "٤٨١٧٢٩٠", "௪௮௧௭௨௯௦", "48١٧٢90"],
+    ids=["fullwidth", "devanagari", "persian", "arabic-indic", "tamil", "mixed"],
+)
+def test_digits_of_other_scripts_count_as_python_re_and_int_read_them(text):
+    assert passed(f"<answer>{text}</answer>", ["4817290"], "s_niah", "hi")
+    assert oracle_numbers(text, ["4817290"], "hi")
+
+
+def test_numbers_inside_longer_runs_do_not_count():
+    assert not passed("14817290", ["4817290"], "s_niah")
+    assert score_example("14817290", ["4817290"], "s_niah", "en").recall == 0.0
+
+
+# --------------------------------------------------------------------------- none_niah
+
+
+@pytest.mark.parametrize(
+    "lang, text",
+    [
+        ("en", "none"), ("en", "None"), ("en", "NONE."), ("de", "Keine vorhanden"), ("de", "KEINE VORHANDEN"),
+        ("de", "keinevorhanden"), ("ja", "数字はありません"), ("ja", "なし"), ("fa", "هیچ\u200cکدام"),
+        ("fa", "هیچ کدام"), ("vi", "không có"), ("st", "Ha ho letho"), ("hi", "कोई नहीं"), ("ta", "ஏதுமில்லை"),
+        ("uk", "немає"), ("ru", "Нет"), ("cs", "Žádné"), ("pl", "<odpowiedź>Brak</odpowiedź>"), ("zh", "<答案>无</答案>"),
+    ],
+)
+def test_none_niah_accepts_each_none_word(lang, text):
+    assert passed(text, ["x"], "none_niah", lang)
+
+
+def test_none_niah_allows_numbers_and_needs_the_instruction_language():
+    assert passed("none, but 4817290 was mentioned for another key", ["none"], "none_niah", "en")
+    assert passed("1. none", ["none"], "none_niah", "en")
+    assert not passed("4817290", ["none"], "none_niah", "en")
+    assert not passed("brak", ["none"], "none_niah", "en")
+    assert passed("brak", ["brak"], "none_niah", "pl")
+    assert not passed("", ["none"], "none_niah", "en")
+
+
+def test_none_niah_deletes_isolated_single_digits_after_cleaning():
+    # a digit between two combining marks is "isolated" (marks are not \w), so deleting it
+    # rejoins the Hindi none word: upstream behaviour, reproduced
+    assert passed("कोई नही1ं", ["कोई नहीं"], "none_niah", "hi")
+    assert not passed("कोई नही12ं", ["कोई नहीं"], "none_niah", "hi")
+
+
+def test_none_niah_applies_nfkc_first():
+    decomposed = unicodedata.normalize("NFD", "Không có")
+    assert decomposed != "Không có"
+    assert passed(decomposed, ["Không có"], "none_niah", "vi")
+
+
+# --------------------------------------------------------------------------- CWE
+
+
+WORDS = ["apple", "Bridge", "cat", "door", "eagle", "fire", "grape", "house", "ink", "jam"]
+
+
+@pytest.mark.parametrize("task", scoring.CWE_TASKS)
+def test_cwe_words_in_any_order_case_insensitive(task):
+    assert passed(", ".join(reversed([w.upper() for w in WORDS])), WORDS, task, None)
+    assert not passed(", ".join(WORDS[:9]), WORDS, task, None)
+    assert passed("  " + " ".join(WORDS) + "\n", [f" {w} " for w in WORDS], task, None)
+
+
+def test_cwe_is_substring_without_nfkc():
+    assert passed("category " + " ".join(WORDS[:2] + WORDS[3:]), WORDS, "cwe_easy", None)  # cat in category
+    nfd_words = ["café"] + WORDS[1:]
+    assert not passed(unicodedata.normalize("NFD", " ".join(nfd_words)), nfd_words, "cwe_easy", None)
+
+
+def test_cwe_multilingual_words():
+    ja = ["在る", "議室", "けがらわしい", "組合せ", "もらう", "出る", "社", "連休", "年", "物"]
+    assert passed("<答え>" + "、".join(reversed(ja)) + "</答え>", ja, "cwe_hard", "ja")
+    ru = ["Дом", "кот", "вода", "лес", "мост", "окно", "снег", "путь", "сад", "чай"]
+    assert passed(" ".join(w.upper() for w in ru), ru, "cwe_easy", "ru")
+
+
+# --------------------------------------------------------------------------- strict mode
+
+
+def test_strict_none_words_are_whole_tokens():
+    assert passed("nonetheless 4817290", ["4817290"], "s_niah", strict=True)
+    assert not passed("None. 4817290", ["4817290"], "s_niah", strict=True)  # case-insensitive
+    assert not passed("nonetheless", ["none"], "none_niah", strict=True)
+    assert passed("<answer>None</answer>", ["none"], "none_niah", strict=True)
+    assert passed("нет", ["нет"], "none_niah", "ru", strict=True)
+    assert not passed("нетто", ["нет"], "none_niah", "ru", strict=True)
+    assert passed("нетто", ["нет"], "none_niah", "ru")  # paper mode: substring
+    assert not passed("ingenting", ["ingen"], "none_niah", "no", strict=True)
+
+
+def test_strict_multiword_none_words_allow_any_whitespace_or_none():
+    for text in ["Keine vorhanden", "keinevorhanden", "Keine\nvorhanden", "keine\u00a0vorhanden"]:
+        assert passed(text, ["x"], "none_niah", "de", strict=True), text
+    assert not passed("Keine vorhandenen", ["x"], "none_niah", "de", strict=True)
+    assert passed("هیچ\u200cکدام", ["x"], "none_niah", "fa", strict=True)
+    assert passed("<उत्तर>कोई नहीं</उत्तर>", ["x"], "none_niah", "hi", strict=True)
+
+
+def test_strict_treats_combining_marks_as_part_of_a_word():
+    # a following vowel sign continues the Devanagari word, so it is not the none word
+    assert not passed("कोई नहींा", ["x"], "none_niah", "hi", strict=True)
+    assert passed("कोई नहींा", ["x"], "none_niah", "hi")
+
+
+def test_strict_cjk_none_word_must_stand_apart():
+    assert passed("<答案>无</答案>", ["无"], "none_niah", "zh", strict=True)
+    assert not passed("无法确定", ["无"], "none_niah", "zh", strict=True)
+    assert passed("无法确定", ["无"], "none_niah", "zh")
+    assert passed("4817290。无法确定其他", ["4817290"], "s_niah", "zh", strict=True)
+
+
+def test_strict_cwe_whole_words():
+    text = "category " + " ".join(WORDS[:2] + WORDS[3:])
+    assert not passed(text, WORDS, "cwe_easy", None, strict=True)
+    assert passed(" ".join(WORDS).upper(), WORDS, "cwe_easy", None, strict=True)
+    odd = ["c++", "-ish"] + WORDS[2:]
+    assert passed("c++, -ish, " + " ".join(WORDS[2:]), odd, "cwe_easy", None, strict=True)
+
+
+# --------------------------------------------------------------------------- recall and categories
+
+NEEDLES = [{"key": "k1", "value": "1111111", "depth": 0}, {"key": "k2", "value": "2222222", "depth": 33},
+           {"key": "k3", "value": "3333333", "depth": 66}, {"key": "k4", "value": "4444444", "depth": 100}]
+
+
+@pytest.mark.parametrize(
+    "task, gold, text, category, recall",
+    [
+        ("mk_niah", ["2222222"], "2222222", "correct", 1.0),
+        ("mk_niah", ["2222222"], "3333333", "distractor", 0.0),
+        ("mk_niah", ["2222222"], "2222222 3333333", "distractor", 1.0),
+        ("mk_niah", ["2222222"], "none", "none_when_present", 0.0),
+        ("mk_niah", ["2222222"], "none, 2222222", "none_when_present", 1.0),
+        ("mk_niah", ["2222222"], "9999999", "wrong", 0.0),
+        ("mk_niah", ["2222222"], "I could not find it.", "no_answer", 0.0),
+        ("mk_niah", ["2222222"], "   ", "no_answer", 0.0),
+        ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 4444444", "partial", 0.5),
+        ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 2222222 3333333 4444444 5555555",
+         "wrong", 1.0),
+        ("mq_niah", ["1111111", "2222222"], "2222222", "partial", 0.5),
+        ("none_niah", ["none"], "none", "correct", 1.0),
+        ("none_niah", ["none"], "4444444", "distractor", 0.0),
+        ("none_niah", ["none"], "9999999", "wrong", 0.0),
+        ("none_niah", ["none"], "No such number.", "no_answer", 0.0),
+    ],
+)
+def test_categories_and_recall(task, gold, text, category, recall):
+    result = score_example(text, gold, task, "en", needles=NEEDLES)
+    assert (result.category, result.recall) == (category, recall)
+
+
+def test_distractor_needs_needles_and_accepts_bare_values():
+    assert score_example("3333333", ["2222222"], "mk_niah", "en").category == "wrong"
+    assert score_example("3333333", ["2222222"], "mk_niah", "en", needles=["2222222", "3333333"]).category == "distractor"
+
+
+def test_cwe_categories_and_recall():
+    assert score_example(" ".join(WORDS[:4]), WORDS, "cwe_easy").category == "partial"
+    assert score_example(" ".join(WORDS[:4]), WORDS, "cwe_easy").recall == 0.4
+    assert score_example("nothing", WORDS, "cwe_easy").category == "wrong"
+    assert score_example("", WORDS, "cwe_easy").category == "no_answer"
+
+
+# --------------------------------------------------------------------------- missing / truncated
+
+
+def test_no_response_is_dropped_for_niah_and_wrong_for_cwe():
+    niah = score_example(None, ["4817290"], "s_niah", "en")
+    cwe = score_example(None, WORDS, "cwe_hard")
+    assert (niah.counted, niah.status, niah.category) == (False, "no_response", "no_answer")
+    assert (cwe.counted, cwe.passed, cwe.status) == (True, False, "no_response")
+
+
+@pytest.mark.parametrize(
+    "policy, task, counted, ok",
+    [("paper", "s_niah", False, False), ("paper", "cwe_easy", True, False), ("wrong", "s_niah", True, False),
+     ("wrong", "cwe_easy", True, False), ("score", "s_niah", True, True), ("score", "cwe_easy", True, True)],
+)
+def test_truncation_policies(policy, task, counted, ok):
+    gold = ["4817290"] if task == "s_niah" else WORDS
+    text = " ".join(gold)
+    result = score_example(text, gold, task, "en", finish_reason="length", truncation=policy)
+    assert (result.counted, result.passed, result.status) == (counted, ok, "truncated")
+    assert score_example(text, gold, task, "en", finish_reason="stop", truncation=policy).passed
+
+
+def test_summarize():
+    scores = [ExampleScore(True, 1.0, "correct"), ExampleScore(False, 0.5, "partial"),
+              ExampleScore(False, 0.0, "no_answer", counted=False, status="no_response")]
+    s = scoring.summarize(scores)
+    assert (s["accuracy"], s["recall"], s["counted"], s["dropped"], s["no_response"]) == (0.5, 0.75, 2, 1, 1)
+    assert s["categories"]["partial"] == 1 and s["categories"]["no_answer"] == 0
+    assert scoring.summarize([])["accuracy"] is None
+
+
+def test_bad_task_language_or_gold_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown task 'x_niah'"):
+        score_example("1", ["1234567"], "x_niah", "en")
+    with pytest.raises(ValueError, match="instruction language 'xx'"):
+        score_example("1", ["1234567"], "s_niah", "xx")
+    with pytest.raises(ValueError, match="instruction language None"):
+        score_example(None, ["1234567"], "none_niah", None)
+    with pytest.raises(ValueError, match="not a number"):
+        score_example("1", ["abc"], "s_niah", "en")
+    with pytest.raises(ValueError, match="truncation"):
+        score_example("1", ["1234567"], "s_niah", "en", truncation="drop")
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def _every_seven_digit_number() -> str:
+    # built by substitution: 9,000 prefixes x 1,000 suffixes without formatting 9M integers
+    template = " ".join(f"@{s:03d}" for s in range(1000))
+    return " ".join(template.replace("@", str(p)) for p in range(1000, 10000))
+
+
+def test_every_seven_digit_number_gets_a_defined_score():
+    text = _every_seven_digit_number()
+    assert len(text) == 9_000_000 * 8 - 1
+    for task, gold in [("s_niah", ["4817290"]), ("mv_niah", ["1111111", "2222222", "3333333", "4444444"])]:
+        result = score_example(text, gold, task, "en", needles=NEEDLES)
+        assert (result.passed, result.recall, result.category) == (False, 1.0, "distractor" if task == "s_niah" else "wrong")
+    assert score_example(text, ["none"], "none_niah", "en", needles=NEEDLES).category == "distractor"
+
+
+@pytest.mark.parametrize(
+    "prediction",
+    [None, "", " ", "\x00" * 10, "\ud800\udfff\ud83d", b"\xff\xfe\x00binary\x80", bytearray(b"4817290"), 4817290,
+     ["4817290"], "9" * 10_000_000, "x" * 10_000_000, "4817290 " + "\U0001f600" * 1_000_000,
+     "१" * 5000 + " 4817290"],
+    ids=["none", "empty", "space", "nul", "surrogates", "bytes", "bytearray", "int", "list", "10M-digits",
+         "10M-letters", "emoji", "devanagari-run"],
+)
+@pytest.mark.parametrize("task", ["s_niah", "none_niah", "cwe_easy"])
+@pytest.mark.parametrize("strict", [False, True])
+def test_any_prediction_gets_a_defined_score(prediction, task, strict):
+    gold = {"s_niah": ["4817290"], "none_niah": ["none"], "cwe_easy": WORDS}[task]
+    result = score_example(prediction, gold, task, "en", needles=NEEDLES, strict=strict)
+    assert isinstance(result.passed, bool) and 0.0 <= result.recall <= 1.0
+    assert result.category in scoring.CATEGORIES
+    assert result.counted == (prediction is not None or task == "cwe_easy")
+
+
+def test_coerced_predictions_score_like_their_text():
+    assert passed(b"<answer>4817290</answer>", ["4817290"], "s_niah")
+    assert passed(4817290, ["4817290"], "s_niah")
+
+
+# --------------------------------------------------------------------------- properties
+
+_pieces = st.one_of(
+    st.sampled_from(["4817290", "1111111", "04817290", "12", "7", " ", ", ", "\n", "none", "None", "brak",
+                     "Keine vorhanden", "keinevorhanden", "なし", "数字はありません", "хнетх", "४८१७२९०",
+                     "４８１７２９０", "۱۱۱۱۱۱۱", "\u200c", "\u00a0", "Ⅻ", "²³", "①", "ﬁ"]),
+    st.text(max_size=8),
+    st.integers(0, 10**9).map(str),
+)
+_outputs = st.lists(_pieces, max_size=12).map("".join)
+_langs = st.sampled_from(sorted(NONE_WORDS))
+_gold_sets = st.sampled_from([["4817290"], ["1111111", "4817290"], ["1111111", "2222222", "3333333", "4817290"]])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(output=_outputs, lang=_langs, gold=_gold_sets, task=st.sampled_from(scoring.NUMBER_TASKS))
+def test_number_tasks_agree_with_the_upstream_oracle(output, lang, gold, task):
+    result = score_example(output, gold, task, lang, needles=NEEDLES)
+    assert result.passed == oracle_numbers(output, gold, lang)
+    if result.passed:
+        assert result.recall == 1.0 and result.category == "correct"
+    else:
+        assert result.category != "correct"
+
+
+@settings(max_examples=300, deadline=None)
+@given(output=_outputs, lang=_langs)
+def test_none_niah_agrees_with_the_upstream_oracle(output, lang):
+    result = score_example(output, [NONE_WORDS[lang][0]], "none_niah", lang, needles=NEEDLES)
+    assert result.passed == oracle_none(output, lang)
+    assert result.recall == float(result.passed)
+
+
+_words = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=_words, extra=st.text(max_size=20), data=st.data())
+def test_cwe_agrees_with_the_oracle_and_strict_implies_paper(words, extra, data):
+    chosen = data.draw(st.lists(st.sampled_from(words), max_size=len(words)))
+    output = " ".join(chosen) + extra
+    paper = score_example(output, words, "cwe_easy")
+    strict = score_example(output, words, "cwe_easy", strict=True)
+    assert paper.passed == oracle_cwe(output, words)
+    assert strict.recall <= paper.recall
+    assert not strict.passed or paper.passed
+
+
+@settings(max_examples=200, deadline=None)
+@given(output=st.text(), lang=_langs, task=st.sampled_from(scoring.TASK_IDS), strict=st.booleans(),
+       reason=st.sampled_from([None, "stop", "length"]), policy=st.sampled_from(scoring.TRUNCATION_POLICIES))
+def test_arbitrary_text_never_crashes(output, lang, task, strict, reason, policy):
+    gold = WORDS if task in scoring.CWE_TASKS else ["4817290"]
+    result = score_example(output, gold, task, lang, needles=NEEDLES, strict=strict, finish_reason=reason,
+                           truncation=policy)
+    assert result.category in scoring.CATEGORIES and 0.0 <= result.recall <= 1.0
+    assert not result.passed or result.recall == 1.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(blob=st.binary(max_size=200), task=st.sampled_from(scoring.TASK_IDS))
+def test_arbitrary_bytes_never_crash(blob, task):
+    gold = WORDS if task in scoring.CWE_TASKS else ["4817290"]
+    assert score_example(blob, gold, task, "ja").category in scoring.CATEGORIES
+
+
+@settings(max_examples=100, deadline=None)
+@given(gold=st.permutations(["1111111", "2222222", "3333333", "4817290"]), singles=st.lists(st.integers(0, 9)))
+def test_gold_order_and_single_digits_do_not_matter(gold, singles):
+    text = " ".join(gold + [str(d) for d in singles])
+    assert passed(text, ["4817290", "3333333", "2222222", "1111111"], "mv_niah")

@@ -1,0 +1,145 @@
+"""Fetching pinned sources from the shared mirror: as a folder, file:// and a real HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from builders.base.errors import IntegrityError, SourceError
+from builders.sources.fetch import blob_path, fetch_sources, resolve_mirror
+from builders.sources.manifest import load_manifest
+
+BOOK = "OneRuler/data/books/ko/boys_sorrow_yi_kwangsu_ko.txt"
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    truncate: set[str] = set()  # paths whose body is cut short (connection closed mid-way)
+
+    def log_message(self, *args):  # keep test output clean
+        pass
+
+    def do_GET(self):
+        rel = self.path.lstrip("/")
+        if rel in self.truncate:
+            data = (Path(self.directory) / rel).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        super().do_GET()
+
+
+@pytest.fixture
+def http_mirror(mirror):
+    """A real HTTP server on 127.0.0.1 serving the shared mirror folder."""
+    handler = functools.partial(_Handler, directory=str(mirror))
+    _Handler.truncate = set()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _blobs(cache: Path) -> list[Path]:
+    return sorted(p for p in (cache / "sha256").rglob("*") if p.is_file()) if (cache / "sha256").exists() else []
+
+
+def test_manifest_matches_the_mirror_checksums(mirror):
+    sums = dict(line.split("  ", 1)[::-1] for line in (mirror / "SHA256SUMS").read_text().splitlines())
+    entries = load_manifest()
+    assert len(entries) == 104
+    for e in entries:
+        assert sums[e.path] == e.sha256, e.path
+        assert (mirror / e.path).stat().st_size == e.size
+
+
+def test_fetch_from_folder_is_idempotent(mirror, tmp_path):
+    first = fetch_sources(mirror=str(mirror), cache_dir=tmp_path, progress=False)
+    assert len(first.downloaded) == 104 and not first.cached
+    for e in load_manifest():
+        blob = blob_path(tmp_path, e.sha256)
+        assert hashlib.sha256(blob.read_bytes()).hexdigest() == e.sha256
+    second = fetch_sources(mirror=str(mirror), cache_dir=tmp_path, progress=False)
+    assert not second.downloaded and len(second.cached) == 104
+
+
+def test_fetch_over_http_and_file_url(mirror, http_mirror, tmp_path):
+    report = fetch_sources(mirror=http_mirror, cache_dir=tmp_path / "http", progress=False)
+    assert len(report.downloaded) == 104
+    report = fetch_sources(mirror=mirror.as_uri(), cache_dir=tmp_path / "file", progress=False)
+    assert len(report.downloaded) == 104
+    assert sorted(p.name for p in _blobs(tmp_path / "http")) == sorted(p.name for p in _blobs(tmp_path / "file"))
+
+
+def test_corrupted_file_is_refused_by_the_cli(mirror, tmp_path):
+    bad = tmp_path / "bad-mirror"
+    shutil.copytree(mirror, bad)
+    target = bad / BOOK
+    data = bytearray(target.read_bytes())
+    data[100] ^= 0x01
+    target.write_bytes(bytes(data))
+    cache = tmp_path / "cache"
+    env = {**os.environ, "ONERULER_MIRROR": str(bad), "ONERULER_CACHE": str(cache)}
+    proc = subprocess.run([sys.executable, "-m", "builders.cli", "fetch"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert BOOK in proc.stderr and "does not match" in proc.stderr
+    expected = next(e.sha256 for e in load_manifest() if e.path == BOOK)
+    assert not blob_path(cache, expected).exists()
+    assert not any(p.suffix == ".part" for p in cache.rglob("*"))
+    # nothing with the corrupt bytes' digest was cached either
+    assert hashlib.sha256(bytes(data)).hexdigest() not in {p.name for p in _blobs(cache)}
+
+
+def test_interrupted_download_leaves_no_partial_file(http_mirror, tmp_path):
+    _Handler.truncate = {BOOK}
+    entry = [e for e in load_manifest() if e.path == BOOK]
+    with pytest.raises(SourceError, match="interrupted"):
+        fetch_sources(entry, mirror=http_mirror, cache_dir=tmp_path, progress=False)
+    assert not _blobs(tmp_path)
+    assert not list(tmp_path.rglob("*.part"))
+    _Handler.truncate = set()
+    assert fetch_sources(entry, mirror=http_mirror, cache_dir=tmp_path, progress=False).downloaded == [BOOK]
+
+
+def test_corrupted_cache_blob_is_replaced(mirror, tmp_path):
+    entry = [e for e in load_manifest() if e.path == BOOK]
+    fetch_sources(entry, mirror=str(mirror), cache_dir=tmp_path, progress=False)
+    blob = blob_path(tmp_path, entry[0].sha256)
+    blob.write_bytes(b"garbage")
+    report = fetch_sources(entry, mirror=str(mirror), cache_dir=tmp_path, progress=False)
+    assert report.downloaded == [BOOK]
+    assert hashlib.sha256(blob.read_bytes()).hexdigest() == entry[0].sha256
+
+
+def test_missing_file_and_bad_mirror_errors(tmp_path):
+    (tmp_path / "empty").mkdir()
+    entry = load_manifest()[:1]
+    with pytest.raises(SourceError, match="not found in the mirror"):
+        fetch_sources(entry, mirror=str(tmp_path / "empty"), cache_dir=tmp_path / "c", progress=False)
+    with pytest.raises(SourceError, match="does not exist"):
+        resolve_mirror(str(tmp_path / "nope"))
+    with pytest.raises(SourceError, match="unsupported scheme"):
+        resolve_mirror("ftp://example.invalid/x")
+    assert issubclass(IntegrityError, SourceError)
+
+
+def test_http_404_names_the_url(http_mirror, tmp_path):
+    from builders.sources.manifest import SourceFile
+
+    ghost = SourceFile("OneRuler/data/nope.txt", "0" * 64, 1, "book", "xx", "MIT")
+    with pytest.raises(SourceError, match=r"nope\.txt: HTTP 404"):
+        fetch_sources([ghost], mirror=http_mirror, cache_dir=tmp_path, progress=False)

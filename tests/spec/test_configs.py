@@ -1,0 +1,97 @@
+import subprocess
+import sys
+
+import pytest
+
+from builders.spec.configs import (
+    ConfigNameError, ConfigSpec, iter_standard_configs, match_configs, parse_config_name, parse_length, render_length,
+)
+
+
+def test_standard_grid_sizes():
+    configs = list(iter_standard_configs())
+    names = [c.name for c in configs]
+    assert len(names) == len(set(names)) == 952
+    assert sum(1 for c in configs if not c.is_cross_lingual and c.task != "s_niah_nonone") == 728
+    assert sum(1 for c in configs if c.task == "s_niah_nonone") == 104
+    xling = [c for c in configs if c.is_cross_lingual]
+    assert len(xling) == 120
+    assert {c.languages for c in xling} == {"en-ko", "en-pl", "ko-en", "ko-pl", "pl-en", "pl-ko"}
+
+
+def test_every_listed_name_round_trips():
+    for spec in iter_standard_configs():
+        again = parse_config_name(spec.name)
+        assert again == spec and again.name == spec.name
+
+
+@pytest.mark.parametrize(
+    "name, ctx, inst, task, length, alias",
+    [
+        ("pl_s_niah_128k", "pl", "pl", "s_niah", 128_000, None),
+        ("ko-en_none_niah_32k", "ko", "en", "none_niah", 32_000, None),
+        ("en_s_niah_nonone_8k", "en", "en", "s_niah_nonone", 8_000, None),
+        ("pl_s_niah_128k_o200k", "pl", "pl", "s_niah", 128_000, "o200k"),
+        ("en_mv_niah_64k_llama3", "en", "en", "mv_niah", 64_000, "llama3"),
+        ("zh_cwe_hard_1m", "zh", "zh", "cwe_hard", 1_000_000, None),
+        ("ta-sw_mq_niah_5500", "ta", "sw", "mq_niah", 5_500, None),
+    ],
+)
+def test_parse(name, ctx, inst, task, length, alias):
+    spec = parse_config_name(name, ["llama3"])
+    assert (spec.context_language, spec.instruction_language, spec.task, spec.length, spec.tokenizer_alias) == (
+        ctx, inst, task, length, alias)
+    assert spec.name == name
+    assert spec.alias == (alias or "cl100k")
+
+
+@pytest.mark.parametrize("text, value", [("8k", 8000), ("128k", 128000), ("256k", 256000), ("1m", 1000000), ("5500", 5500)])
+def test_lengths(text, value):
+    assert parse_length(text) == value
+    assert render_length(value) == text
+
+
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("pl_s_niha_128k", "did you mean 's_niah'"),
+        ("xx_s_niah_8k", "unknown context language 'xx'"),
+        ("pl_s_niah_12x", "invalid length '12x'"),
+        ("pl_s_niah_0", "must be positive"),
+        ("pl_s_niah", "missing length"),
+        ("pl_cwe_easy_8k_foo", "unknown tokenizer alias 'foo'"),
+        ("en-ko_cwe_easy_8k", "only for NIAH tasks"),
+        ("en-en_s_niah_8k", "both 'en'"),
+        ("pl_s_niah_8k_o200k_x", "unexpected parts"),
+        ("plsniah", "expected {lang}_{task}_{length}"),
+    ],
+)
+def test_bad_names_fail_well(name, fragment):
+    with pytest.raises(ConfigNameError) as info:
+        parse_config_name(name)
+    assert fragment in str(info.value)
+    assert name in str(info.value) or fragment.startswith("expected")
+
+
+def test_bad_language_lists_valid_choices():
+    with pytest.raises(ConfigNameError, match="valid: cs, da, de, en"):
+        ConfigSpec("xx", "s_niah", 8000)
+
+
+def test_globs_and_token_control_twins():
+    assert len(match_configs(["pl_*"])) == 7 * 4 + 4
+    twins = match_configs(["pl_*_8k_o200k"])
+    assert {c.name for c in twins} == {f"pl_{t}_8k_o200k" for t in
+                                      ["s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah", "cwe_easy", "cwe_hard", "s_niah_nonone"]}
+    with pytest.raises(ConfigNameError, match="matches no config"):
+        match_configs(["qq_*"])
+
+
+def test_list_command_prints_the_grid():
+    out = subprocess.run([sys.executable, "-m", "builders.cli", "list", "*"], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 952 and lines == sorted(set(lines), key=lines.index)
+    out = subprocess.run([sys.executable, "-m", "builders.cli", "list", "ko-*_8k"], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [f"ko-{i}_{t}_8k" for i in ("en", "pl") for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah")]
+    bad = subprocess.run([sys.executable, "-m", "builders.cli", "list", "zz_*"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "matches no config" in bad.stderr and not bad.stdout

@@ -1,0 +1,136 @@
+"""The layering rules of docs/architecture.md, checked on the source tree."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from builders.export.inputs import CARD_FACT_MODULES, GENERATOR_MODULES
+
+PACKAGE = Path(__file__).resolve().parents[1] / "builders"
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+
+# Layer -> the layers it may import from (itself is always allowed).
+ALLOWED: dict[str, set[str]] = {
+    "scoring": set(),
+    "base": set(),
+    "spec": {"base"},
+    "sources": {"base", "spec"},
+    "generate": {"base", "spec", "sources"},
+    "export": {"base", "spec", "sources", "generate", "scoring"},
+    "report": {"base", "spec", "scoring", "export"},
+    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring"},
+}
+LAYERS = sorted(ALLOWED)
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def layer_of(path: Path) -> str | None:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else None
+
+
+def imported_modules(path: Path) -> list[tuple[str, list[str], int]]:
+    """(absolute dotted module, imported names, line) of every import in a file, lazy ones included."""
+    package = ".".join(("builders",) + path.relative_to(PACKAGE).with_suffix("").parts[:-1])
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, [], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out.append((module, [a.name for a in node.names], node.lineno))
+    return out
+
+
+def test_every_layer_is_a_subpackage_named_in_the_docs():
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    found = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert found == set(LAYERS)
+    for layer in LAYERS:
+        assert f"`{layer}/`" in doc, layer
+    assert not [p.name for p in PACKAGE.glob("*.py") if p.name != "__init__.py"], "every module belongs to a layer"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_one_way(path):
+    layer = layer_of(path)
+    for module, names, line in imported_modules(path):
+        parts = module.split(".")
+        if parts[0] == "click":
+            assert layer == "cli", f"{path.name}:{line} imports click outside builders/cli"
+        if parts[0] != "builders" or layer is None:
+            continue
+        target = parts[1] if len(parts) > 1 else None
+        if target is None:  # `from builders import x`
+            target = names[0]
+        assert target == layer or target in ALLOWED[layer], f"{path.relative_to(PACKAGE)}:{line} imports {module}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_private_names_of_other_modules(path):
+    for module, names, line in imported_modules(path):
+        if module.split(".")[0] == "builders":
+            private = [n for n in names if n.startswith("_")]
+            assert not private, f"{path.relative_to(PACKAGE)}:{line} imports {private} from {module}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_small_modules_and_functions(path):
+    text = path.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_MODULE_LINES, f"{path.relative_to(PACKAGE)} has over {MAX_MODULE_LINES} lines"
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            size = node.end_lineno - node.lineno + 1
+            assert size <= MAX_FUNCTION_LINES, f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} has {size} lines"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_public_functions_have_docstrings(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert ast.get_docstring(tree), f"{path.relative_to(PACKAGE)} has no module docstring"
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+            assert ast.get_docstring(node), f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} has no docstring"
+
+
+def test_the_scoring_layer_is_standard_library_only():
+    for path in (PACKAGE / "scoring").glob("*.py"):
+        for module, _, line in imported_modules(path):
+            top = module.split(".")[0]
+            assert top in sys.stdlib_module_names or top in ("__future__", "builders"), f"{path.name}:{line} {module}"
+            if top == "builders":
+                assert module.startswith("builders.scoring"), f"{path.name}:{line} {module}"
+
+
+def test_generator_fingerprint_covers_every_module_that_shapes_rows():
+    listed = set(GENERATOR_MODULES)
+    for layer in ("spec", "generate"):
+        for path in (PACKAGE / layer).glob("*.py"):
+            if path.name != "__init__.py":
+                assert f"{layer}/{path.name}" in listed, f"{layer}/{path.name} missing from GENERATOR_MODULES"
+    assert all((PACKAGE / m).is_file() for m in listed | set(CARD_FACT_MODULES))
+    # and nothing that cannot change a row: the CLI, reports and the Hub client are left out
+    assert not any(m.startswith(("cli/", "report/", "scoring/")) or m in ("export/hub.py", "export/card.py") for m in listed)
+
+
+def test_tests_use_a_private_cache_not_the_users():
+    from conftest import SANDBOX
+
+    from builders.sources.fetch import default_cache_dir
+
+    assert default_cache_dir().is_relative_to(SANDBOX)
+    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
+        assert Path(os.environ[var]).is_relative_to(SANDBOX), var
