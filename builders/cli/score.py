@@ -1,4 +1,8 @@
-"""``oneruler score PREDICTIONS --dataset DIR_OR_REPO``: the paper's accuracies and a report folder."""
+"""``oneruler score PREDICTIONS --dataset DIR_OR_REPO``: the paper's accuracies and a report folder.
+
+Exit codes: 0 scored; 1 some rows of the configs scored have no prediction line (a partial run;
+the report is still written) unless ``--allow-partial``; 2 bad input.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from ..scoring.core import TRUNCATION_POLICIES
-from .handler import cli_errors
+from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
+from .handler import cli_errors, fail
 from .options import datasets_cache_option
 
 
@@ -21,24 +25,34 @@ from .options import datasets_cache_option
               show_default=True,
               help="Outputs with finish_reason 'length': paper = no response (NIAH dropped, CWE wrong); "
                    "score = score the text; wrong = wrong for every task.")
+@click.option("--missing-policy", "missing", type=click.Choice(MISSING_POLICIES), default="paper", show_default=True,
+              help="Null outputs: paper = NIAH dropped, CWE wrong; upstream = null and length-truncated "
+                   "outputs dropped for every task (the authors' evaluate.py).")
+@click.option("--keep-think", is_flag=True, help="Score a leading <think>...</think> block as part of the answer.")
+@click.option("--answer-tag", is_flag=True, help="Score only the last <Answer>...</Answer> block (upstream's DeepSeek rule).")
+@click.option("--allow-partial", is_flag=True, help="Exit 0 even if some rows of the configs have no prediction line.")
 @datasets_cache_option
 @cli_errors
-def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str,
-                  datasets_cache: str | None) -> None:
+def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing: str,
+                  keep_think: bool, answer_tag: bool, allow_partial: bool, datasets_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     import datasets
 
     from ..report.aggregate import score_predictions
     from ..report.predictions import first_per_config, read_predictions
+    from ..report.records import ScoringOptions
     from ..report.render import render_errors, render_notes, render_table, write_report
     from ..report.rows import load_rows
 
+    if missing == "upstream" and truncation != "paper":
+        fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
     # one progress bar per config and card warnings would bury the report and the error line
     datasets.logging.set_verbosity_error()
     datasets.disable_progress_bars()
     preds = read_predictions(predictions)
     rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache)
-    report = score_predictions(preds, rows, strict=strict, truncation=truncation)
+    options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
+    report = score_predictions(preds, rows, options)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     click.echo(f"ONERULER accuracy (%), {'strict' if strict else 'paper'} mode")
     click.echo(render_table(report))
@@ -47,3 +61,9 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     click.echo("\n" + render_notes(report))
     written = write_report(report, out_dir)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")
+    partial = report.partial()
+    if partial and not allow_partial:
+        missing_lines = sum(total - have for have, total in partial.values())
+        example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
+        fail(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
+             f"(e.g. {example}); the run is unfinished: finish it, or pass --allow-partial", 1)

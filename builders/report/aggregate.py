@@ -9,7 +9,7 @@ from typing import Any, Callable
 from ..scoring import core as scoring
 from ..spec.configs import render_length
 from .predictions import Prediction
-from .records import Record, score_rows
+from .records import Record, ScoringOptions, score_rows
 
 
 def _flat(summary: dict[str, Any]) -> dict[str, Any]:
@@ -18,15 +18,42 @@ def _flat(summary: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Report:
-    """Everything `oneruler score` computes, ready to print and write."""
+    """Everything `oneruler score` computes, ready to print and write.
 
-    strict: bool
-    truncation: str
+    ``records`` holds every row of the configs the predictions refer to; ``scored`` those that
+    have a prediction line. Only scored records enter an accuracy; the others make their config
+    partial (its coverage is reported everywhere).
+    """
+
+    options: ScoringOptions
     records: list[Record] = field(default_factory=list)
 
+    @property
+    def strict(self) -> bool:
+        """Whole-token matching (with paper-mode scores kept for comparison)."""
+        return self.options.strict
+
+    @functools.cached_property
+    def scored(self) -> list[Record]:
+        """The records that have a prediction line."""
+        return [r for r in self.records if not r.missing]
+
     def summary(self, keep: Callable[[Record], bool] = lambda r: True, paper: bool = False) -> dict[str, Any]:
-        """``scoring.summarize`` over the records kept (the paper-mode scores if ``paper``)."""
-        return scoring.summarize((r.paper if paper else r.score) for r in self.records if keep(r))
+        """``scoring.summarize`` over the scored records kept (the paper-mode scores if ``paper``)."""
+        return scoring.summarize((r.paper if paper else r.score) for r in self.scored if keep(r))
+
+    def coverage(self) -> dict[str, tuple[int, int]]:
+        """Config → (rows with a prediction line, rows), for every config referred to."""
+        out: dict[str, list[int]] = {}
+        for r in self.records:
+            cell = out.setdefault(r.config, [0, 0])
+            cell[0] += not r.missing
+            cell[1] += 1
+        return {name: (have, total) for name, (have, total) in out.items()}
+
+    def partial(self) -> dict[str, tuple[int, int]]:
+        """The configs whose coverage is incomplete."""
+        return {name: c for name, c in self.coverage().items() if c[0] < c[1]}
 
     def rank(self, key: str, value: Any):
         """Sort key of a group value: tasks in paper order, lengths by size, others alphabetically."""
@@ -45,17 +72,19 @@ class Report:
         order = lambda rs: (self.rank("task", rs[0].task), rs[0].language, rs[0].length, rs[0].tokenizer)  # noqa: E731
         for records in sorted(by_config.values(), key=order):
             first = records[0]
+            scored = [r for r in records if not r.missing]
             entry = {"config": first.config, "task": first.task, "language": first.language,
-                     "length": first.length, "tokenizer": first.tokenizer}
-            entry.update(_flat(scoring.summarize(r.score for r in records)))
+                     "length": first.length, "tokenizer": first.tokenizer,
+                     "coverage": f"{len(scored)}/{len(records)}", "partial": len(scored) < len(records)}
+            entry.update(_flat(scoring.summarize(r.score for r in scored)))
             if self.strict:
-                entry["paper_accuracy"] = scoring.summarize(r.paper for r in records)["accuracy"]
+                entry["paper_accuracy"] = scoring.summarize(r.paper for r in scored)["accuracy"]
             out.append(entry)
         return out
 
     def by(self, key: str) -> dict[str, dict]:
         """Micro-averaged summaries per value of a record field (task, language, length_label)."""
-        values = sorted({r.field(key) for r in self.records}, key=lambda v: (self.rank(key, v), str(v)))
+        values = sorted({r.field(key) for r in self.scored}, key=lambda v: (self.rank(key, v), str(v)))
         return {str(v): self.summary(lambda r, v=v: r.field(key) == v) for v in values}
 
     def errors(self) -> dict[str, dict[str, int]]:
@@ -72,14 +101,14 @@ class Report:
         return [
             {"id": r.id, "task": r.task, "paper": int(r.paper.passed), "strict": int(r.score.passed),
              "prediction": (r.prediction or "")[:300]}
-            for r in self.records
+            for r in self.scored
             if r.paper.counted and r.paper.passed != r.score.passed
         ]
 
     def heatmap_matrix(self) -> tuple[list[str], list[str], list[list[float | None]], str]:
         """(languages, lengths, accuracy[language][length], scope): NIAH tasks pooled, like paper Fig. 3."""
-        niah = [r for r in self.records if r.task in scoring.NIAH_TASKS]
-        records, scope = (niah, "NIAH tasks") if niah else (self.records, "all tasks")
+        niah = [r for r in self.scored if r.task in scoring.NIAH_TASKS]
+        records, scope = (niah, "NIAH tasks") if niah else (self.scored, "all tasks")
         lengths = sorted({r.length for r in records})
         cells: dict[tuple[str, int], list] = {}
         for r in records:
@@ -93,14 +122,22 @@ class Report:
     @functools.cached_property
     def data(self) -> dict[str, Any]:
         """The content of scores.json (computed once: build the records first)."""
-        missing = [r for r in self.records if r.score.status == "no_response"]
-        truncated = [r for r in self.records if r.finish_reason == "length"]
+        missing = [r for r in self.scored if r.score.status == "no_response"]
+        truncated = [r for r in self.scored if r.finish_reason == "length"]
+        partial = self.partial()
         data = {
             "mode": "strict" if self.strict else "paper",
-            "truncation": self.truncation,
+            "truncation": self.options.truncation,
+            "options": dict(vars(self.options)),
+            "complete": not partial,
+            "coverage": {"rows": len(self.records), "predicted": len(self.scored),
+                         "missing_lines": len(self.records) - len(self.scored),
+                         "partial_configs": {name: f"{have}/{total}" for name, (have, total) in sorted(partial.items())}},
             "overall": self.summary(),
-            "missing": {"niah_dropped": sum(r.task in scoring.NIAH_TASKS for r in missing),
-                        "cwe_counted_wrong": sum(r.task in scoring.CWE_TASKS for r in missing)},
+            "null_predictions": {"niah": sum(r.task in scoring.NIAH_TASKS for r in missing),
+                                 "cwe": sum(r.task in scoring.CWE_TASKS for r in missing),
+                                 "dropped": sum(not r.score.counted for r in missing),
+                                 "counted_wrong": sum(r.score.counted for r in missing)},
             "finish_reason_length": {"count": len(truncated),
                                      "niah": sum(r.task in scoring.NIAH_TASKS for r in truncated),
                                      "cwe": sum(r.task in scoring.CWE_TASKS for r in truncated)},
@@ -116,8 +153,7 @@ class Report:
         return data
 
 
-def score_predictions(predictions: dict[str, Prediction], rows: dict[str, dict], *, strict: bool = False,
-                      truncation: str = "paper") -> Report:
+def score_predictions(predictions: dict[str, Prediction], rows: dict[str, dict],
+                      options: ScoringOptions = ScoringOptions()) -> Report:
     """Score every row of the referenced configs into a Report."""
-    records = score_rows(predictions, rows, strict=strict, truncation=truncation)
-    return Report(strict=strict, truncation=truncation, records=records)
+    return Report(options, score_rows(predictions, rows, options))

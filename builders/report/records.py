@@ -11,8 +11,32 @@ from .predictions import Prediction, config_of
 
 
 @dataclass(frozen=True)
+class ScoringOptions:
+    """How outputs are scored (the paper's metric by default; see docs/scoring.md)."""
+
+    strict: bool = False
+    truncation: str = "paper"
+    missing: str = "paper"
+    strip_think: bool = True
+    answer_tag: bool = False
+
+    def kwargs(self) -> dict:
+        """Keyword arguments of ``scoring.score_example`` (strictness excepted)."""
+        return dict(truncation=self.truncation, missing=self.missing, strip_think=self.strip_think,
+                    answer_tag=self.answer_tag)
+
+
+# The score of a row with no prediction line: a run that did not finish, never in any accuracy.
+MISSING_LINE = scoring.ExampleScore(False, 0.0, "no_answer", counted=False, status="missing")
+
+
+@dataclass(frozen=True)
 class Record:
-    """A dataset row joined to its prediction and scored (``paper`` is ``score`` unless strict)."""
+    """A dataset row joined to its prediction and scored (``paper`` is ``score`` unless strict).
+
+    ``missing``: the predictions file has no line for this row (an unfinished run); such records
+    enter no accuracy and make their config partial.
+    """
 
     id: str
     config: str
@@ -24,6 +48,7 @@ class Record:
     finish_reason: str | None
     score: scoring.ExampleScore
     paper: scoring.ExampleScore
+    missing: bool = False
 
     @property
     def length_label(self) -> str:
@@ -46,24 +71,26 @@ def _id_order(ident: str):
     return config_of(ident), int(index) if index.isdigit() else -1, ident
 
 
-def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict], *, strict: bool = False,
-               truncation: str = "paper") -> list[Record]:
-    """Score every row; rows without a prediction count as no response. Unknown ids are an error."""
+def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
+               options: ScoringOptions = ScoringOptions()) -> list[Record]:
+    """Score every row; rows without a prediction line are missing. Unknown ids are an error."""
     unknown = [f"line {p.line}: unknown id {p.id!r}" for p in predictions.values() if p.id not in rows]
     if unknown:
         raise problems_error(unknown, "prediction id(s) not in the dataset")
     records = []
     for ident in sorted(rows, key=_id_order):
         row = rows[ident]
+        head = (ident, row["config"], row["task"], language_label(row), row["length"], row["tokenizer"])
         pred = predictions.get(ident)
-        text, reason = (pred.prediction, pred.finish_reason) if pred else (None, None)
-        kwargs = dict(needles=row["needles"], finish_reason=reason, truncation=truncation)
-        args = (text, row["answers"], row["task"], row["instruction_language"])
+        if pred is None:
+            records.append(Record(*head, None, None, MISSING_LINE, MISSING_LINE, missing=True))
+            continue
+        kwargs = dict(needles=row["needles"], finish_reason=pred.finish_reason, **options.kwargs())
+        args = (pred.prediction, row["answers"], row["task"], row["instruction_language"])
         try:
-            score = scoring.score_example(*args, strict=strict, **kwargs)
-            paper = scoring.score_example(*args, strict=False, **kwargs) if strict else score
+            score = scoring.score_example(*args, strict=options.strict, **kwargs)
+            paper = scoring.score_example(*args, strict=False, **kwargs) if options.strict else score
         except ValueError as exc:
             raise OneRulerError(f"row {ident!r}: {exc}") from None
-        records.append(Record(ident, row["config"], row["task"], language_label(row), row["length"],
-                              row["tokenizer"], text, reason, score, paper))
+        records.append(Record(*head, pred.prediction, pred.finish_reason, score, paper))
     return records

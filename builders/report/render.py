@@ -18,25 +18,37 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}"
 
 
+def _cell(records: list) -> str:
+    scored = [r.score for r in records if not r.missing]
+    text = _pct(scoring.summarize(scored)["accuracy"]) if records else "-"
+    return text if len(scored) == len(records) else f"{text} ({len(scored)}/{len(records)})"
+
+
 def render_table(report: Report) -> str:
-    """Accuracy (%) by task x language (rows) and length (columns, plus "all"), then the overall line."""
+    """Accuracy (%) by task x language (rows) and length (columns, plus "all"), then the overall line.
+
+    A cell whose config lacks prediction lines shows its coverage, e.g. ``100.0 (25/50)``.
+    """
     lengths = sorted({(r.length, r.length_label) for r in report.records})
     multi_tok = len({r.tokenizer for r in report.records}) > 1
     rows: dict[tuple, dict[int, list]] = {}
     for r in report.records:
         key = (r.task, r.language) + ((r.tokenizer,) if multi_tok else ())
-        rows.setdefault(key, {}).setdefault(r.length, []).append(r.score)
+        rows.setdefault(key, {}).setdefault(r.length, []).append(r)
     head = ["task", "language"] + (["tokenizer"] if multi_tok else []) + [lab for _, lab in lengths] + ["all"]
     lines = [head]
-    order = sorted(rows, key=lambda k: (report.rank("task", k[0]),) + k[1:])
-    for key in order:
-        cells = [_pct(scoring.summarize(rows[key].get(n, []))["accuracy"]) for n, _ in lengths]
-        everything = [s for scores in rows[key].values() for s in scores]
-        lines.append(list(key) + cells + [_pct(scoring.summarize(everything)["accuracy"])])
+    for key in sorted(rows, key=lambda k: (report.rank("task", k[0]),) + k[1:]):
+        cells = [_cell(rows[key].get(n, [])) for n, _ in lengths]
+        lines.append(list(key) + cells + [_cell([r for records in rows[key].values() for r in records])])
     widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
     text = "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
     overall = report.data["overall"]
-    return f"{text}\n\noverall accuracy: {_pct(overall['accuracy'])}% ({overall['passed']}/{overall['counted']})"
+    line = f"overall accuracy: {_pct(overall['accuracy'])}% ({overall['passed']}/{overall['counted']})"
+    cov = report.data["coverage"]
+    if cov["missing_lines"]:
+        line += (f" -- PARTIAL: {cov['missing_lines']} of {cov['rows']} rows have no prediction line "
+                 f"({len(cov['partial_configs'])} config(s) incomplete)")
+    return f"{text}\n\n{line}"
 
 
 def render_errors(report: Report) -> str:
@@ -50,12 +62,21 @@ def render_errors(report: Report) -> str:
 def render_notes(report: Report) -> str:
     """Missing predictions, truncated outputs and strict-vs-paper disagreements, in words."""
     data = report.data
-    m, t = data["missing"], data["finish_reason_length"]
-    policy = {"paper": "paper policy: treated as no response (NIAH dropped, CWE counted wrong)",
-              "score": "scored as written", "wrong": "counted wrong for every task"}[report.truncation]
-    lines = [f"missing predictions: {m['niah_dropped']} NIAH (dropped from the accuracy), "
-             f"{m['cwe_counted_wrong']} CWE (counted wrong)",
-             f"finish_reason=length: {t['count']} ({t['niah']} NIAH, {t['cwe']} CWE); {policy}"]
+    m, t = data["null_predictions"], data["finish_reason_length"]
+    options = report.options
+    if options.missing == "upstream":
+        null_policy = "dropped from the accuracy (upstream policy)"
+        policy = "upstream policy: dropped for every task"
+    else:
+        null_policy = "NIAH dropped from the accuracy, CWE counted wrong (paper policy)"
+        policy = {"paper": "paper policy: treated as no response (NIAH dropped, CWE counted wrong)",
+                  "score": "scored as written", "wrong": "counted wrong for every task"}[options.truncation]
+    lines = [f"null predictions: {m['niah']} NIAH, {m['cwe']} CWE; {null_policy}",
+             f"finish_reason=length: {t['count']} ({t['niah']} NIAH, {t['cwe']} CWE); {policy}",
+             f"reasoning: {'leading <think> blocks removed' if options.strip_think else '<think> blocks scored as text'}"
+             + ("; only the last <Answer> block scored" if options.answer_tag else "")]
+    for name, cov in sorted(data["coverage"]["partial_configs"].items()):
+        lines.append(f"partial: {name} has prediction lines for {cov} rows")
     if report.strict:
         dis = report.disagreements()
         lost = sum(d["paper"] for d in dis)

@@ -3,6 +3,7 @@
 from .core import (  # noqa: F401
     CATEGORIES,
     CWE_TASKS,
+    MISSING_POLICIES,
     NIAH_TASKS,
     NONE_TASKS,
     NONE_WORDS,
@@ -12,9 +13,11 @@ from .core import (  # noqa: F401
     ExampleScore,
     as_text,
     clean,
+    extract_answer,
     mentions_none,
     none_words,
     normalize,
     score_example,
+    split_reasoning,
     summarize,
 )

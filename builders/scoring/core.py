@@ -35,8 +35,14 @@ NONE_WORDS: dict[str, tuple[str, ...]] = {
 
 CATEGORIES: tuple[str, ...] = ("correct", "none_when_present", "distractor", "partial", "wrong", "no_answer")
 TRUNCATION_POLICIES: tuple[str, ...] = ("paper", "score", "wrong")
+# paper: NIAH outputs that are null are dropped, CWE ones count wrong (paper footnote 10);
+# upstream: null and length-truncated outputs are dropped for every task (upstream eval/evaluate.py).
+MISSING_POLICIES: tuple[str, ...] = ("paper", "upstream")
 
 _ZWNJ = "\u200c"
+_THINK_OPEN = re.compile(r"\s*<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_ANSWER_BLOCK = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
 _NUMBER = re.compile(r"\d{2,}")  # the paper's \d+ minus the length-1 runs it drops
 _SINGLE_DIGIT = re.compile(r"\b\d\b")
 _DIGITS = re.compile(r"\d+")
@@ -90,6 +96,38 @@ def as_text(prediction: Any) -> str | None:
     if isinstance(prediction, (bytes, bytearray, memoryview)):
         return bytes(prediction).decode("utf-8", errors="replace")
     return str(prediction)
+
+
+def split_reasoning(text: str) -> tuple[str | None, str]:
+    """(reasoning, answer) of an output: a leading ``<think>…</think>`` block is the reasoning.
+
+    No leading block: (None, text). A block that opens but never closes is all reasoning and
+    the answer is "" (the model never answered).
+    """
+    opened = _THINK_OPEN.match(text)
+    if not opened:
+        return None, text
+    closed = _THINK_CLOSE.search(text, opened.end())
+    if not closed:
+        return text[opened.end():], ""
+    return text[opened.end():closed.start()], text[closed.end():]
+
+
+def extract_answer(prediction: Any, *, strip_think: bool = True, answer_tag: bool = False) -> str | None:
+    """The part of an output the rules score (None stays None: no response).
+
+    strip_think: drop a leading ``<think>…</think>`` block (an unclosed one leaves ""). answer_tag:
+    keep only the text inside the last ``<Answer>…</Answer>`` block, case-insensitive ("" if none).
+    """
+    text = as_text(prediction)
+    if text is None:
+        return None
+    if strip_think:
+        text = split_reasoning(text)[1]
+    if answer_tag:
+        blocks = _ANSWER_BLOCK.findall(text)
+        text = blocks[-1] if blocks else ""
+    return text
 
 
 def _is_word_char(char: str) -> bool:
@@ -287,9 +325,25 @@ def _score_cwe(text: str, answers: Sequence[str], strict: bool):
     return passed, hits / len(found), category
 
 
-def _check_task(task: str) -> None:
+def _check_options(task: str, instruction_language: str | None, truncation: str, missing: str) -> None:
     if task not in TASK_IDS:
         raise ValueError(f"unknown task {task!r}; valid: {', '.join(TASK_IDS)}")
+    if truncation not in TRUNCATION_POLICIES:
+        raise ValueError(f"unknown truncation policy {truncation!r}; valid: {', '.join(TRUNCATION_POLICIES)}")
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"unknown missing policy {missing!r}; valid: {', '.join(MISSING_POLICIES)}")
+    if task in NIAH_TASKS:
+        none_words(instruction_language)  # type: ignore[arg-type]
+
+
+def _unscored(task: str, is_null: bool, truncation: str, missing: str) -> ExampleScore:
+    """The score of a null or length-truncated output that is not scored as text."""
+    status = "no_response" if is_null else "truncated"
+    if missing == "upstream":
+        dropped = True
+    else:
+        dropped = task in NIAH_TASKS and (is_null or truncation == "paper")
+    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status=status)
 
 
 def score_example(
@@ -302,27 +356,27 @@ def score_example(
     strict: bool = False,
     finish_reason: str | None = None,
     truncation: str = "paper",
+    missing: str = "paper",
+    strip_think: bool = True,
+    answer_tag: bool = False,
 ) -> ExampleScore:
     """Score one output against a row's gold `answers` for `task`.
 
     `instruction_language` is required for NIAH tasks (it selects the none words). `needles`
     (the row's list of {key, value, depth}, or just the values) enables the `distractor`
     category; without it distractors are reported as `wrong`/`partial`. A None prediction is
-    "no response": left out of the accuracy for NIAH, counted wrong for CWE (paper). When
-    `finish_reason == "length"`, `truncation` decides: "paper" treats the output as no response,
-    "wrong" counts it wrong for every task, "score" scores the text like any other.
+    "no response": under `missing="paper"` left out of the accuracy for NIAH and counted wrong for
+    CWE; under `missing="upstream"` left out for every task, as are length-truncated outputs.
+    Otherwise, when `finish_reason == "length"`, `truncation` decides: "paper" treats the output
+    as no response, "wrong" counts it wrong for every task, "score" scores the text like any other.
+    The text scored is `extract_answer(prediction, strip_think=..., answer_tag=...)`.
     """
-    _check_task(task)
-    if truncation not in TRUNCATION_POLICIES:
-        raise ValueError(f"unknown truncation policy {truncation!r}; valid: {', '.join(TRUNCATION_POLICIES)}")
-    if task in NIAH_TASKS:
-        none_words(instruction_language)  # type: ignore[arg-type]
+    _check_options(task, instruction_language, truncation, missing)
     text = as_text(prediction)
     truncated = finish_reason == "length"
-    if text is None or (truncated and truncation != "score"):
-        status = "no_response" if text is None else "truncated"
-        dropped = task in NIAH_TASKS and (text is None or truncation == "paper")
-        return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status=status)
+    if text is None or (truncated and (missing == "upstream" or truncation != "score")):
+        return _unscored(task, text is None, truncation, missing)
+    text = extract_answer(text, strip_think=strip_think, answer_tag=answer_tag)
     if task in NUMBER_TASKS:
         passed, recall, category = _score_numbers(text, answers, instruction_language, needles, strict)
     elif task in NONE_TASKS:

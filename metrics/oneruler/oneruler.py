@@ -7,7 +7,7 @@ builders/scoring.py (kept identical by a test), so this folder works on its own 
 import datasets
 import evaluate
 
-from .oneruler_scoring import TRUNCATION_POLICIES, as_text, score_example, summarize
+from .oneruler_scoring import MISSING_POLICIES, TRUNCATION_POLICIES, as_text, score_example, summarize
 
 _CITATION = """\
 @article{kim2025oneruler,
@@ -41,6 +41,13 @@ Args:
     finish_reasons (list of str or None, optional): "length" marks a truncated output.
     truncation (str, default "paper"): truncated outputs are "paper" (treated as no response),
         "wrong" (wrong for every task) or "score" (scored as written).
+    missing_policy (str, default "paper"): "paper" drops NIAH outputs that are None and counts CWE
+        ones wrong (paper footnote 10); "upstream" drops None and length-truncated outputs for
+        every task, as the authors' eval/evaluate.py does.
+    strip_think (bool, default True): score the text after a leading <think>...</think> block
+        (reasoning models); an unclosed <think> counts as no answer.
+    answer_tag (bool, default False): score only the last <Answer>...</Answer> block
+        (case-insensitive), nothing when there is none (upstream's DeepSeek-R1 rule).
 Returns:
     accuracy (float): passed / counted (NaN when nothing is counted).
     passes (list of int): 0/1 per example, in order (0 for dropped examples).
@@ -104,19 +111,23 @@ class OneRuler(evaluate.Metric):
         return super().add(prediction=_sanitize(prediction), reference=reference, **kwargs)
 
     def _compute(self, predictions, references, tasks, instruction_languages, strict=False, needles=None,
-                 finish_reasons=None, truncation="paper"):
+                 finish_reasons=None, truncation="paper", missing_policy="paper", strip_think=True,
+                 answer_tag=False):
         n = len(predictions)
         for name, values in (("needles", needles), ("finish_reasons", finish_reasons)):
             if values is not None and len(values) != n:
                 raise ValueError(f"{name} has {len(values)} entries for {n} predictions")
         if truncation not in TRUNCATION_POLICIES:
             raise ValueError(f"truncation must be one of {TRUNCATION_POLICIES}, got {truncation!r}")
+        if missing_policy not in MISSING_POLICIES:
+            raise ValueError(f"missing_policy must be one of {MISSING_POLICIES}, got {missing_policy!r}")
         scores, paper = [], []
         for i in range(n):
             args = (predictions[i], references[i], tasks[i], instruction_languages[i])
             kwargs = dict(needles=needles[i] if needles is not None else None,
                           finish_reason=finish_reasons[i] if finish_reasons is not None else None,
-                          truncation=truncation)
+                          truncation=truncation, missing=missing_policy, strip_think=strip_think,
+                          answer_tag=answer_tag)
             try:
                 scores.append(score_example(*args, strict=strict, **kwargs))
                 if strict:

@@ -93,9 +93,10 @@ def make_predictions(configs: dict[str, list[dict]]) -> list[dict]:
     needle = {name: [[n["value"] for n in r["needles"]] for r in rows] for name, rows in configs.items()}
     fullwidth = str.maketrans("0123456789", "０１２３４５６７８９")
     preds = [
-        # en 8k: pass, none -> fail, (2 missing: dropped), truncated -> dropped (paper)
+        # en 8k: pass, none -> fail, null -> dropped, truncated -> dropped (paper)
         ("en_s_niah_8k/0", f"<answer>{g['en_s_niah_8k'][0][0]}</answer>", "stop"),
         ("en_s_niah_8k/1", "<answer>none</answer>", None),
+        ("en_s_niah_8k/2", None, None),
         ("en_s_niah_8k/3", f"<answer>{g['en_s_niah_8k'][3][0]}</answer>", "length"),
         # en 32k: pass, full-width pass, "nonetheless" (paper fail / strict pass), empty fail
         ("en_s_niah_32k/0", g["en_s_niah_32k"][0][0], None),
@@ -112,8 +113,9 @@ def make_predictions(configs: dict[str, list[dict]]) -> list[dict]:
         ("de_none_niah_8k/1", "Keine vorhandenen", None),
         ("de_none_niah_8k/2", needle["de_none_niah_8k"][2][1], None),
         ("de_none_niah_8k/3", "nichts", None),
-        # ja cwe: all words reversed -> pass, (1 missing: wrong), 9 of 10 -> partial
+        # ja cwe: all words reversed -> pass, null -> wrong, 9 of 10 -> partial
         ("ja_cwe_easy_8k/0", "、".join(reversed(WORDS_JA)), None),
+        ("ja_cwe_easy_8k/1", None, None),
         ("ja_cwe_easy_8k/2", " ".join(WORDS_JA[:9]), None),
         # ko-en mq: both values reversed -> pass, one value -> partial
         ("ko-en_mq_niah_8k/0", " ".join(reversed(g["ko-en_mq_niah_8k"][0])), None),
@@ -171,7 +173,8 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert (data["overall"]["passed"], data["overall"]["counted"]) == (passed, counted) == (9, 19)
     assert data["overall"]["accuracy"] == pytest.approx(9 / 19)
     assert data["overall"]["total"] == 21 and data["overall"]["dropped"] == 2
-    assert data["missing"] == {"niah_dropped": 1, "cwe_counted_wrong": 1}
+    assert data["null_predictions"] == {"niah": 1, "cwe": 1, "dropped": 1, "counted_wrong": 1}
+    assert data["complete"] is True and data["coverage"]["missing_lines"] == 0
     assert data["finish_reason_length"] == {"count": 1, "niah": 1, "cwe": 0}
     assert data["by_language"]["ko-en"]["accuracy"] == 0.5
     assert list(data["by_length"]) == ["8k", "32k"]
@@ -193,7 +196,8 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert next(line for line in lines if line.startswith("s_niah")).split() == ["s_niah", "en", "50.0", "50.0", "50.0"]
     assert next(line for line in lines if line.startswith("cwe_easy")).split() == ["cwe_easy", "ja", "33.3", "-", "33.3"]
     assert "overall accuracy: 47.4% (9/19)" in result.output
-    assert "missing predictions: 1 NIAH (dropped from the accuracy), 1 CWE (counted wrong)" in result.output
+    assert "null predictions: 1 NIAH, 1 CWE; NIAH dropped from the accuracy, CWE counted wrong" in result.output
+    assert "PARTIAL" not in result.output
     assert "finish_reason=length: 1 (1 NIAH, 0 CWE)" in result.output
 
     with (out / "scores.csv").open(encoding="utf-8") as handle:
@@ -295,7 +299,7 @@ def _expect_error(result, *needles):
 def test_unknown_ids_are_named(export, cache, tmp_path):
     records = make_predictions(export[1]) + [{"id": "en_s_niah_8k/99", "prediction": "1"}]
     result, _ = score(export, cache, tmp_path, records)
-    _expect_error(result, "unknown id 'en_s_niah_8k/99'", "line 20")
+    _expect_error(result, "unknown id 'en_s_niah_8k/99'", "line 22")
 
 
 def test_unknown_configs_are_named(export, cache, tmp_path):
@@ -348,7 +352,7 @@ def test_odd_predictions_get_scores_and_valid_json(export, cache, tmp_path):
     preds.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="ascii")
     out = tmp_path / "odd-report"
     result = run(["score", str(preds), "--dataset", str(export[0]), "--out", str(out), "--datasets-cache", cache,
-                  "--strict"])
+                  "--strict", "--allow-partial"])
     assert result.exit_code == 0, result.output
     json.loads((out / "scores.json").read_text(encoding="utf-8"))
 
@@ -366,3 +370,64 @@ def test_python_m_builders_cli_score(export, cache, tmp_path):
                            "--datasets-cache", cache], cwd=REPO, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
     assert proc.returncode == 2 and proc.stderr.startswith("error: ") and "en_s_niah_8k/77" in proc.stderr
+
+
+def test_rows_without_a_prediction_line_make_a_partial_run(export, cache, tmp_path):
+    """Half the lines of a config: reported as partial everywhere, exit 1 unless --allow-partial."""
+    records = [r for r in make_predictions(export[1]) if r["id"] not in ("pl_mk_niah_8k/2", "pl_mk_niah_8k/3")]
+    result, out = score(export, cache, tmp_path, records)
+    assert result.exit_code == 1, result.output
+    error = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "2 row(s) of 1 config(s) have no prediction line" in error[0]
+    assert "pl_mk_niah_8k 2/4" in error[0] and "--allow-partial" in error[0]
+    # the report is still written, and never claims completeness
+    data = json.loads((out / "scores.json").read_text(encoding="utf-8"))
+    assert data["complete"] is False
+    assert data["coverage"] == {"rows": 21, "predicted": 19, "missing_lines": 2,
+                                "partial_configs": {"pl_mk_niah_8k": "2/4"}}
+    group = {g["config"]: g for g in data["groups"]}["pl_mk_niah_8k"]
+    # the two present rows: a distractor (wrong) and a pass; the missing ones are in no denominator
+    assert (group["passed"], group["counted"], group["coverage"], group["partial"]) == (1, 2, "2/4", True)
+    with (out / "scores.csv").open(encoding="utf-8") as handle:
+        rows = {r["config"]: r for r in csv.DictReader(handle)}
+    assert rows["pl_mk_niah_8k"]["coverage"] == "2/4" and rows["en_s_niah_8k"]["coverage"] == "4/4"
+    line = next(line for line in result.output.splitlines() if line.startswith("mk_niah"))
+    assert line.split() == ["mk_niah", "pl", "50.0", "(2/4)", "-", "50.0", "(2/4)"]
+    assert "PARTIAL: 2 of 21 rows have no prediction line" in result.output
+    result, _ = score(export, cache, tmp_path, records, "--allow-partial")
+    assert result.exit_code == 0 and "PARTIAL" in result.output
+
+
+def test_reasoning_options_in_the_cli(export, cache, tmp_path):
+    g = {name: [r["answers"] for r in rows] for name, rows in export[1].items()}
+    records = [
+        {"id": "en_s_niah_32k/0", "prediction": f"<think>maybe 1234567?</think><Answer>{g['en_s_niah_32k'][0][0]}</Answer>"},
+        {"id": "en_s_niah_32k/1", "prediction": f"<think>never closed {g['en_s_niah_32k'][1][0]}"},
+        {"id": "en_s_niah_32k/2", "prediction": f"I think {g['en_s_niah_32k'][2][0]}"},
+        {"id": "en_s_niah_32k/3", "prediction": None},
+    ]
+
+    def passes(*extra):
+        result, out = score(export, cache, tmp_path, records, *extra)
+        assert result.exit_code == 0, result.output
+        examples = [json.loads(x) for x in (out / "examples.jsonl").read_text(encoding="utf-8").splitlines()]
+        return [(e["passed"], e["counted"]) for e in examples]
+
+    # default: the think block is removed, an unclosed one is no answer, null dropped (paper)
+    assert passes() == [(True, True), (False, True), (True, True), (False, False)]
+    # --keep-think: the reasoning's number makes the first answer fail; the unclosed one now passes
+    assert passes("--keep-think") == [(False, True), (True, True), (True, True), (False, False)]
+    # --answer-tag: only the last <Answer> block counts; no block means nothing to score
+    assert passes("--answer-tag") == [(True, True), (False, True), (False, True), (False, False)]
+    result, _ = score(export, cache, tmp_path, records, "--missing-policy", "upstream", "--truncated", "wrong")
+    assert result.exit_code == 2 and "no effect with --missing-policy upstream" in result.output
+
+
+def test_upstream_missing_policy_drops_null_and_truncated_for_every_task(export, cache, tmp_path):
+    result, out = score(export, cache, tmp_path, make_predictions(export[1]), "--missing-policy", "upstream")
+    assert result.exit_code == 0, result.output
+    data = json.loads((out / "scores.json").read_text(encoding="utf-8"))
+    groups = {g["config"]: (g["passed"], g["counted"]) for g in data["groups"]}
+    # ja CWE: its null line is dropped instead of counted wrong; en 8k: null and truncated both dropped
+    assert groups == dict(EXPECTED_PAPER, ja_cwe_easy_8k=(1, 2))
+    assert data["options"]["missing"] == "upstream" and data["null_predictions"]["dropped"] == 2

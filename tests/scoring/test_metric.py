@@ -188,3 +188,17 @@ def test_space_files_alone_load_without_the_project(tmp_path):
     assert out["passes"] == [1, 0, 1] and out["accuracy"] == pytest.approx(2 / 3)
     copied = list((tmp_path / "modules").rglob(metric_folder.METRIC_COPY))
     assert copied and copied[0].read_bytes() == Path(scoring.core.__file__).read_bytes()
+
+
+def test_reasoning_and_policy_kwargs_reach_the_rules(metric):
+    cases = [("<think>1111111</think>7654321", ["7654321"], "s_niah", "en"),
+             ("<Answer>1111111</Answer><Answer>7654321</Answer>", ["7654321"], "s_niah", "en"),
+             (None, WORDS, "cwe_easy", None)]
+    default = _compute(metric, cases)
+    assert default["passes"] == [1, 0, 0] and default["counted"] == [1, 1, 1]
+    assert _compute(metric, cases, strip_think=False)["passes"] == [0, 0, 0]
+    assert _compute(metric, cases, answer_tag=True)["passes"] == [0, 1, 0]
+    upstream = _compute(metric, cases, missing_policy="upstream")
+    assert upstream["counted"] == [1, 1, 0] and upstream["accuracy"] == 0.5
+    with pytest.raises(ValueError, match="missing_policy"):
+        _compute(metric, cases, missing_policy="nope")

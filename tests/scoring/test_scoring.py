@@ -453,3 +453,57 @@ def test_arbitrary_bytes_never_crash(blob, task):
 def test_gold_order_and_single_digits_do_not_matter(gold, singles):
     text = " ".join(gold + [str(d) for d in singles])
     assert passed(text, ["4817290", "3333333", "2222222", "1111111"], "mv_niah")
+
+
+# --------------------------------------------------------------------------- reasoning models and policies
+
+
+@pytest.mark.parametrize("text, reasoning, answer", [
+    ("<think>a 1234567</think>7654321", "a 1234567", "7654321"),
+    ("  \n<THINK>x</Think> ok", "x", " ok"),
+    ("<think>never closed 7654321", "never closed 7654321", ""),
+    ("no block 7654321", None, "no block 7654321"),
+    ("answer first <think>late</think>", None, "answer first <think>late</think>"),  # only a leading block
+])
+def test_split_reasoning(text, reasoning, answer):
+    assert scoring.split_reasoning(text) == (reasoning, answer)
+
+
+def test_a_leading_think_block_is_removed_by_default():
+    out = "<think>The value might be 1111111 or 2222222.</think>\n<Answer>7654321</Answer>"
+    assert score_example(out, ["7654321"], "s_niah", "en").passed
+    assert not score_example(out, ["7654321"], "s_niah", "en", strip_think=False).passed
+    # none inside the reasoning does not fail a number task, and is not an answer to none_niah
+    thought = "<think>is it none? no: 7654321</think> 7654321"
+    assert score_example(thought, ["7654321"], "mk_niah", "en").passed
+    assert not score_example("<think>none</think> 7654321", ["none"], "none_niah", "en").passed
+
+
+def test_an_unclosed_think_block_is_no_answer():
+    score = score_example("<think>7654321 is the value", ["7654321"], "s_niah", "en")
+    assert (score.passed, score.counted, score.category) == (False, True, "no_answer")
+    words = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+    assert not score_example("<think>" + " ".join(words), words, "cwe_easy").passed
+    assert score_example("<think>" + " ".join(words), words, "cwe_easy", strip_think=False).passed
+
+
+def test_answer_tag_scores_only_the_last_answer_block():
+    out = "<Answer>1111111</Answer> on reflection <answer> 7654321 </ANSWER>"
+    assert score_example(out, ["7654321"], "s_niah", "en", answer_tag=True).passed
+    assert not score_example(out, ["7654321"], "s_niah", "en").passed  # both numbers count without it
+    assert not score_example("7654321", ["7654321"], "s_niah", "en", answer_tag=True).passed  # no block: nothing
+    assert scoring.extract_answer("x<answer>a\nb</answer>", answer_tag=True) == "a\nb"
+    assert scoring.extract_answer(None, answer_tag=True) is None
+
+
+@pytest.mark.parametrize("task, language", [("s_niah", "en"), ("none_niah", "de"), ("cwe_hard", None)])
+def test_upstream_missing_policy_drops_null_and_truncated_everywhere(task, language):
+    gold = {"s_niah": ["7654321"], "none_niah": ["Keine vorhanden"], "cwe_hard": list("abcdefghij")}[task]
+    null = score_example(None, gold, task, language, missing="upstream")
+    cut = score_example("a b c", gold, task, language, finish_reason="length", missing="upstream")
+    assert (null.counted, null.status) == (False, "no_response")
+    assert (cut.counted, cut.status) == (False, "truncated")
+    paper_null = score_example(None, gold, task, language)
+    assert paper_null.counted == (task == "cwe_hard")  # paper: CWE null counts wrong, NIAH null is dropped
+    with pytest.raises(ValueError, match="unknown missing policy"):
+        score_example(None, gold, task, language, missing="mine")
