@@ -81,12 +81,9 @@ def clean(text: str) -> str:
 
 def none_words(language: str) -> tuple[str, ...]:
     """The none words the paper accepts for an instruction language."""
-    try:
-        return NONE_WORDS[language]
-    except KeyError:
-        raise ValueError(
-            f"unknown instruction language {language!r}; valid: {', '.join(sorted(NONE_WORDS))}"
-        ) from None
+    if language not in NONE_WORDS:
+        raise ValueError(f"unknown instruction language {language!r}; valid: {', '.join(sorted(NONE_WORDS))}")
+    return NONE_WORDS[language]
 
 
 def as_text(prediction: Any) -> str | None:
@@ -161,11 +158,7 @@ def _token_pattern(parts: Sequence[str]) -> tuple[re.Pattern[str], bool, bool]:
 
 @functools.lru_cache(maxsize=None)
 def _strict_none_patterns(language: str) -> tuple[tuple[re.Pattern[str], bool, bool], ...]:
-    out = []
-    for word in none_words(language):
-        parts = word.lower().replace(_ZWNJ, "").split()
-        out.append(_token_pattern(parts))
-    return tuple(out)
+    return tuple(_token_pattern(word.lower().replace(_ZWNJ, "").split()) for word in none_words(language))
 
 
 def mentions_none(prediction: Any, language: str, strict: bool = False) -> bool:
@@ -312,16 +305,8 @@ def _score_cwe(text: str, answers: Sequence[str], strict: bool):
     if not answers:
         raise ValueError("a CWE task needs its gold words")
     found = _cwe_found(text, answers, strict)
-    passed = all(found)
-    hits = sum(found)
-    if passed:
-        category = "correct"
-    elif not text.strip():
-        category = "no_answer"
-    elif hits:
-        category = "partial"
-    else:
-        category = "wrong"
+    passed, hits = all(found), sum(found)
+    category = "correct" if passed else "no_answer" if not text.strip() else "partial" if hits else "wrong"
     return passed, hits / len(found), category
 
 
@@ -400,14 +385,6 @@ def summarize(scores: Iterable[ExampleScore]) -> dict[str, Any]:
             passed += score.passed
             recall += score.recall
             categories[score.category] += 1
-    return {
-        "accuracy": passed / counted if counted else None,
-        "recall": recall / counted if counted else None,
-        "passed": passed,
-        "counted": counted,
-        "dropped": total - counted,
-        "total": total,
-        "no_response": no_response,
-        "truncated": truncated,
-        "categories": categories,
-    }
+    return {"accuracy": passed / counted if counted else None, "recall": recall / counted if counted else None,
+            "passed": passed, "counted": counted, "dropped": total - counted, "total": total,
+            "no_response": no_response, "truncated": truncated, "categories": categories}
