@@ -102,6 +102,7 @@ class ServerClient:
         self.openai = openai
         self.model, self.api, self.retry, self.stream = model, api, retry, stream
         self.secret = api_key
+        self.tokenize_problem: str | None = None  # why POST /tokenize gave no count
         self.base_url = base_url.rstrip("/")
         # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         self.client = openai.AsyncOpenAI(api_key=api_key or "EMPTY", base_url=self.base_url, max_retries=0,
@@ -192,7 +193,10 @@ class ServerClient:
         return [{"id": m.id, **(m.model_extra or {})} for m in page.data]
 
     async def tokenize(self, prompt: str) -> int | None:
-        """Prompt tokens as the server counts them (``POST /tokenize``, chat template applied); None: no endpoint."""
+        """Prompt tokens as the server counts them (vLLM's ``POST /tokenize``, chat template applied).
+
+        None: the server has no such endpoint or does not understand the request (``tokenize_problem`` says why).
+        """
         body: dict[str, Any] = {"model": self.model}
         if self.api == "chat":
             body.update(messages=[{"role": "user", "content": prompt}], add_generation_prompt=True)
@@ -201,11 +205,11 @@ class ServerClient:
         try:
             reply = await asyncio.wait_for(self.client.post(self.root_url + "/tokenize", body=body, cast_to=object),
                                            self.retry.timeout_s)
-        except self.openai.APIStatusError as exc:
-            if exc.status_code in (404, 405, 501):
-                return None
-            raise OneRulerError(f"{self.root_url}/tokenize failed: {self.describe(exc)}") from None
+        except self.openai.APIStatusError as exc:  # no such endpoint, or one that takes another body
+            self.tokenize_problem = self.describe(exc)
+            return None
         if not isinstance(reply, dict) or not isinstance(reply.get("count"), int):
+            self.tokenize_problem = "its answer has no 'count'"
             return None
         return reply["count"]
 

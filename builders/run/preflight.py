@@ -195,6 +195,8 @@ async def preflight(client: ServerClient, rows: list[RunRow], sampling: Sampling
         count, method = local_counter(tokenizer, client.api == "chat")
         return Preflight(window, method, {r.id: count(r.input) for r in rows}, new_tokens, warnings)
     counts, method = estimate(rows, margin, client.api == "chat")
-    warnings.append(f"the server has no /tokenize and no --tokenizer was given: prompt sizes are estimated from "
-                    f"{method}; a prompt near the window may still be rejected (or, by some servers, truncated)")
+    why = f" ({client.tokenize_problem})" if client.tokenize_problem else ""
+    warnings.append(f"the server's /tokenize gave no count{why} and no --tokenizer was given: prompt sizes are "
+                    f"estimated from {method}; a prompt near the window may still be rejected (or, by some servers, "
+                    f"truncated)")
     return Preflight(window, method, counts, new_tokens, warnings)

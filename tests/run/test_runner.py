@@ -187,6 +187,7 @@ def test_without_tokenize_the_estimate_has_a_stated_margin(mixed_export, tmp_pat
         result = invoke(run_args(server, export, tmp_path / "p.jsonl", "--dry-run", "en_*"))
     assert result.exit_code == 0, result.stderr
     assert "does not report max_model_len" in result.stderr and "pass --max-model-len" in result.stderr
+    assert "the server's /tokenize gave no count (HTTP 404: no route /tokenize)" in result.stderr
     assert "prompt sizes are estimated from the dataset's num_tokens (cl100k_base) + 10% + 64 tokens" in result.stderr
     expected = sum(math.ceil(r["num_tokens"] * 1.1) + 64 for i, r in rows.items() if i.startswith("en_"))
     assert f" {expected:,} " in next(x for x in result.output.splitlines() if x.startswith("all"))
