@@ -20,6 +20,8 @@ SUBCOMMANDS: dict[str, str] = {
     "push": "builders.cli.hub:push_command",
     "push-metric": "builders.cli.hub:push_metric_command",
     "score": "builders.cli.score:score_command",
+    "run": "builders.cli.run:run_command",
+    "compare": "builders.cli.compare:compare_command",
 }
 
 
@@ -40,7 +42,7 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="oneruler")
 def cli() -> None:
-    """ONERULER: build, verify, publish and score the multilingual long-context benchmark."""
+    """ONERULER: build, verify, publish, run models on and score the multilingual long-context benchmark."""
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -36,6 +36,22 @@ from .options import datasets_cache_option
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing: str,
                   keep_think: bool, answer_tag: bool, allow_partial: bool, datasets_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
+    from ..report.records import ScoringOptions
+
+    if missing == "upstream" and truncation != "paper":
+        fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
+    options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
+    out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
+    score_and_report(predictions, dataset, out_dir, options, datasets_cache=datasets_cache, allow_partial=allow_partial)
+
+
+def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=None, *, datasets_cache: str | None = None,
+                     allow_partial: bool = False) -> None:
+    """Score, print the tables and write the report folder (shared by ``score`` and ``run --report``).
+
+    Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
+    out like absent lines (the config is partial). The run's sidecar meta is copied into scores.json.
+    """
     import datasets
 
     from ..report.aggregate import score_predictions
@@ -43,22 +59,30 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     from ..report.records import ScoringOptions
     from ..report.render import render_errors, render_notes, render_table, write_report
     from ..report.rows import load_rows
+    from ..run.store import read_meta, unscored_lines
 
-    if missing == "upstream" and truncation != "paper":
-        fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
+    options = options or ScoringOptions()
     # one progress bar per config and card warnings would bury the report and the error line
     datasets.logging.set_verbosity_error()
     datasets.disable_progress_bars()
     preds = read_predictions(predictions)
     rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache)
-    options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
-    report = score_predictions(preds, rows, options)
-    out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
+    unscored = unscored_lines(predictions)
+    report = score_predictions({k: p for k, p in preds.items() if k not in unscored}, rows, options)
+    meta = read_meta(predictions)
+    if meta is not None or unscored:
+        report.extra["run"] = meta
+        report.extra["unscored_lines"] = {s: sorted(i for i, v in unscored.items() if v == s) for s in ("failed", "skipped")}
+    strict = options.strict
     click.echo(f"ONERULER accuracy (%), {'strict' if strict else 'paper'} mode")
     click.echo(render_table(report))
     click.echo("\nerror types (examples in the accuracy):")
     click.echo(render_errors(report))
     click.echo("\n" + render_notes(report))
+    if unscored:
+        counts = {s: sum(v == s for v in unscored.values()) for s in ("failed", "skipped")}
+        click.echo(f"not scored: {counts['failed']} row(s) the run recorded as failed, {counts['skipped']} skipped "
+                   f"(prompt over the server's window)")
     written = write_report(report, out_dir)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")
     partial = report.partial()

@@ -27,6 +27,7 @@ class Report:
 
     options: ScoringOptions
     records: list[Record] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # copied into scores.json as is (e.g. the run's meta)
 
     @property
     def strict(self) -> bool:
@@ -150,6 +151,7 @@ class Report:
         if self.strict:
             data["paper_overall"] = self.summary(paper=True)
             data["disagreements"] = {"count": len(self.disagreements()), "examples": self.disagreements()[:50]}
+        data.update(self.extra)
         return data
 
 

@@ -1,0 +1,218 @@
+"""Calls to an OpenAI-compatible server with the official ``openai`` client (async).
+
+One row = one request: the row's ``input`` as the single user message (``chat``, no system prompt:
+the paper's setting) or as the raw prompt (``completions``). Retries are ours, not the client's
+(``max_retries=0``), so every wait is bounded and visible: HTTP 408/429/5xx, connection errors
+and timeouts are retried with doubling waits (``Retry-After`` honoured), anything else fails the
+row at once. The answer is split from the reasoning: the server's ``reasoning_content`` (vLLM,
+SGLang; ``reasoning`` in newer vLLM) or a leading ``<think>`` block (``split_reasoning``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import OneRulerError
+from ..scoring import split_reasoning
+from .options import RetryPolicy
+from .store import redact
+
+RETRY_STATUSES = (408, 429)
+ERROR_CHARS = 500
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The outcome of one row: the answer (or the error after the last try) and what it cost."""
+
+    prediction: str | None
+    finish_reason: str | None
+    reasoning: str | None
+    usage: dict | None
+    latency_s: float | None
+    error: str | None = None
+    attempts: int = 1
+
+
+class RetryableError(Exception):
+    """A failure worth another try (``retry_after``: the server's Retry-After, in seconds)."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str | None]:
+    """(answer, reasoning): the server's reasoning field, plus a leading ``<think>`` block of the content."""
+    thought, answer = split_reasoning(content or "")
+    parts = [p for p in (reasoning, thought) if p]
+    return answer, "\n".join(parts) if parts else None
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` of a response, in seconds."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return float(millis) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def _usage(usage: Any) -> dict | None:
+    if usage is None:
+        return None
+    details = getattr(usage, "completion_tokens_details", None)
+    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+            "reasoning_tokens": getattr(details, "reasoning_tokens", None) if details else None}
+
+
+def _extra(obj: Any) -> str | None:
+    """The reasoning text a server adds to a message or delta (fields outside OpenAI's schema)."""
+    for name in REASONING_FIELDS:
+        value = getattr(obj, name, None)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+class ServerClient:
+    """An ``AsyncOpenAI`` client for one server and model, with our retry policy."""
+
+    def __init__(self, base_url: str, model: str, api: str, api_key: str | None, retry: RetryPolicy,
+                 stream: bool = False):
+        import openai
+
+        self.openai = openai
+        self.model, self.api, self.retry, self.stream = model, api, retry, stream
+        self.secret = api_key
+        self.tokenize_problem: str | None = None  # why POST /tokenize gave no count
+        self.base_url = base_url.rstrip("/")
+        # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
+        self.client = openai.AsyncOpenAI(api_key=api_key or "EMPTY", base_url=self.base_url, max_retries=0,
+                                         timeout=retry.timeout_s)
+
+    @property
+    def root_url(self) -> str:
+        """The server root (base URL without its ``/v1``): where vLLM and SGLang mount ``/tokenize``."""
+        return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+
+    def describe(self, exc: BaseException) -> str:
+        """A one-line error text, without the API key, at most ERROR_CHARS long."""
+        status = getattr(exc, "status_code", None)
+        text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        text = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else f"{type(exc).__name__}: {text}"
+        return redact(" ".join(text.split()), self.secret)[:ERROR_CHARS]
+
+    def classify(self, exc: BaseException) -> BaseException:
+        """A RetryableError for what deserves another try, else the exception unchanged."""
+        if isinstance(exc, self.openai.APIStatusError):
+            if exc.status_code in RETRY_STATUSES or exc.status_code >= 500:
+                return RetryableError(self.describe(exc), retry_after_seconds(exc.response.headers))
+            return exc
+        if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError)) or \
+                type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "anyio"):
+            return RetryableError(self.describe(exc))
+        return exc
+
+    async def complete(self, prompt: str, kwargs: dict[str, Any]) -> Completion:
+        """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``."""
+        for attempt in range(self.retry.attempts):
+            started = time.monotonic()
+            try:
+                outcome = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
+            except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
+                why = self.classify(exc)
+                if not isinstance(why, RetryableError):
+                    return Completion(None, None, None, None, None, self.describe(exc), attempt + 1)
+                if attempt + 1 == self.retry.attempts:
+                    return Completion(None, None, None, None, None,
+                                      f"{why} (gave up after {self.retry.attempts} tries)", attempt + 1)
+                await asyncio.sleep(self.retry.wait(attempt, why.retry_after))
+                continue
+            content, reasoning, finish, usage = outcome
+            answer, reasoning = split_answer(content, reasoning)
+            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - started, 3), None, attempt + 1)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _once(self, prompt: str, kwargs: dict[str, Any]):
+        if self.api == "chat":
+            call = self.client.chat.completions.create
+            args = dict(model=self.model, messages=[{"role": "user", "content": prompt}], **kwargs)
+        else:
+            call = self.client.completions.create
+            args = dict(model=self.model, prompt=prompt, **kwargs)
+        if self.stream:
+            return await self._streamed(call, args)
+        response = await call(**args)
+        choice = response.choices[0]
+        if self.api == "chat":
+            return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
+        return choice.text, None, choice.finish_reason, _usage(response.usage)
+
+    async def _streamed(self, call, args: dict[str, Any]):
+        stream = await call(stream=True, stream_options={"include_usage": True}, **args)
+        content: list[str] = []
+        reasoning: list[str] = []
+        finish = usage = None
+        async for chunk in stream:
+            if chunk.usage is not None:
+                usage = _usage(chunk.usage)
+            for choice in chunk.choices:
+                part = choice.delta if self.api == "chat" else choice
+                content.append((part.content if self.api == "chat" else part.text) or "")
+                reasoning.append(_extra(part) or "")
+                finish = choice.finish_reason or finish
+        return "".join(content), "".join(reasoning) or None, finish, usage
+
+    async def served_models(self) -> list[dict] | None:
+        """``GET /v1/models`` as dicts (with vLLM's ``max_model_len``); None if the server has no such list."""
+        try:
+            page = await asyncio.wait_for(self.client.models.list(), self.retry.timeout_s)
+        except self.openai.APIStatusError as exc:
+            if exc.status_code == 401:
+                raise OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
+                                    f"set OPENAI_API_KEY to a key it accepts") from None
+            return None
+        return [{"id": m.id, **(m.model_extra or {})} for m in page.data]
+
+    async def tokenize(self, prompt: str) -> int | None:
+        """Prompt tokens as the server counts them (vLLM's ``POST /tokenize``, chat template applied).
+
+        None: the server has no such endpoint or does not understand the request (``tokenize_problem`` says why).
+        """
+        body: dict[str, Any] = {"model": self.model}
+        if self.api == "chat":
+            body.update(messages=[{"role": "user", "content": prompt}], add_generation_prompt=True)
+        else:
+            body.update(prompt=prompt, add_special_tokens=True)
+        try:
+            reply = await asyncio.wait_for(self.client.post(self.root_url + "/tokenize", body=body, cast_to=object),
+                                           self.retry.timeout_s)
+        except self.openai.APIStatusError as exc:  # no such endpoint, or one that takes another body
+            self.tokenize_problem = self.describe(exc)
+            return None
+        if not isinstance(reply, dict) or not isinstance(reply.get("count"), int):
+            self.tokenize_problem = "its answer has no 'count'"
+            return None
+        return reply["count"]
+
+    async def close(self) -> None:
+        """Close the HTTP connections."""
+        await self.client.close()

@@ -1,0 +1,147 @@
+"""How each request is made: typed sampling options, the paper's presets (Appendix B.1), run limits.
+
+Paper defaults (SPEC §8): greedy decoding (temperature 0) and at most the row's ``reserve`` new
+tokens (30 NIAH, 50 CWE: upstream's budget constants). The presets reproduce the two reasoning
+models of Appendix B.1; "10k"/"8k" output tokens are read as 10,000/8,000 (k = 1,000 throughout).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ..base.errors import OneRulerError
+
+APIS = ("chat", "completions")
+MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
+REASONING_EFFORTS = ("low", "medium", "high")
+
+
+@dataclass(frozen=True)
+class SamplingOptions:
+    """Every generation parameter sent with a request (None: not sent, the server's default)."""
+
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+    max_tokens: int | None = None  # None: the row's reserve (the paper's setting)
+    max_tokens_param: str = "max_tokens"
+    reasoning_effort: str | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise OneRulerError(f"--max-tokens must be at least 1 (got {self.max_tokens})")
+        if self.temperature is not None and not (0.0 <= self.temperature <= 2.0):
+            raise OneRulerError(f"--temperature must be between 0 and 2 (got {self.temperature})")
+        if self.top_p is not None and not (0.0 < self.top_p <= 1.0):
+            raise OneRulerError(f"--top-p must be in (0, 1] (got {self.top_p})")
+        if self.max_tokens_param not in MAX_TOKENS_PARAMS:
+            raise OneRulerError(f"--max-tokens-param {self.max_tokens_param!r}: use one of {', '.join(MAX_TOKENS_PARAMS)}")
+
+    def new_tokens(self, reserve: int) -> int:
+        """The maximum number of new tokens for a row whose budget reserved ``reserve`` tokens."""
+        return self.max_tokens if self.max_tokens is not None else reserve
+
+    def request_kwargs(self, reserve: int, api: str) -> dict[str, Any]:
+        """Keyword arguments of ``chat.completions.create`` / ``completions.create`` for one row."""
+        kwargs: dict[str, Any] = {}
+        param = self.max_tokens_param if api == "chat" else "max_tokens"  # /v1/completions knows only max_tokens
+        kwargs[param] = self.new_tokens(reserve)
+        for name in ("temperature", "top_p", "seed"):
+            if getattr(self, name) is not None:
+                kwargs[name] = getattr(self, name)
+        if self.stop:
+            kwargs["stop"] = list(self.stop)
+        if self.reasoning_effort is not None and api == "chat":
+            kwargs["reasoning_effort"] = self.reasoning_effort
+        if self.extra_body:
+            kwargs["extra_body"] = dict(self.extra_body)
+        return kwargs
+
+    def to_meta(self) -> dict[str, Any]:
+        """Every parameter, JSON-ready (``max_tokens`` null = the row's reserve)."""
+        data = asdict(self)
+        data["stop"] = list(self.stop)
+        return data
+
+
+# Appendix B.1. o3-mini: reasoning effort high, 10k max output tokens, temperature 1.0 (OpenAI's
+# default; o-series models count reasoning tokens in max_completion_tokens and reject max_tokens).
+# DeepSeek-R1: 8k max output tokens, temperature 0.6.
+PRESETS: dict[str, dict[str, Any]] = {
+    "o3-mini-high": dict(temperature=1.0, max_tokens=10_000, reasoning_effort="high",
+                         max_tokens_param="max_completion_tokens"),
+    "deepseek-r1": dict(temperature=0.6, max_tokens=8_000),
+}
+
+
+def sampling_options(preset: str | None = None, **given: Any) -> SamplingOptions:
+    """The paper's defaults, then the preset's values, then every option given explicitly (not None)."""
+    values: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise OneRulerError(f"unknown --preset {preset!r}; valid: {', '.join(PRESETS)}")
+        values.update(PRESETS[preset])
+    values.update({k: v for k, v in given.items() if v is not None and v != ()})
+    if "stop" in values:
+        values["stop"] = tuple(values["stop"])
+    return replace(SamplingOptions(), **values)
+
+
+def parse_extra_body(text: str | None) -> dict[str, Any]:
+    """``--extra-body`` as a JSON object (e.g. '{"top_k": 1}'); anything else is a clear error."""
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise OneRulerError(f"--extra-body is not valid JSON ({exc.msg}, column {exc.colno}); "
+                            f"give an object such as '{{\"top_k\": 1}}'") from None
+    if not isinstance(value, dict):
+        raise OneRulerError(f"--extra-body must be a JSON object such as '{{\"top_k\": 1}}', got {type(value).__name__}")
+    return value
+
+
+def failure_limit(text: str, rows: int) -> int:
+    """``--max-failed`` ("10" rows or "1%" of the rows to send) as a number of rows."""
+    raw = text.strip()
+    try:
+        if raw.endswith("%"):
+            share = float(raw[:-1])
+            if not 0 <= share <= 100:
+                raise ValueError
+            return math.floor(rows * share / 100)
+        count = int(raw)
+        if count < 0:
+            raise ValueError
+        return count
+    except ValueError:
+        raise OneRulerError(f"--max-failed {text!r}: give a number of rows (e.g. 10) or a percentage (e.g. 1%)") from None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries: ``attempts`` tries in all, waits doubling from ``base_s`` (or Retry-After), each capped."""
+
+    attempts: int = 6
+    base_s: float = 1.0
+    max_wait_s: float = 120.0
+    timeout_s: float = 600.0
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise OneRulerError(f"--max-retries must be at least 0 (got {self.attempts - 1})")
+        if self.timeout_s <= 0:
+            raise OneRulerError(f"--timeout must be positive (got {self.timeout_s})")
+        if self.base_s < 0:
+            raise OneRulerError(f"--retry-wait must not be negative (got {self.base_s})")
+
+    def wait(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt`` just failed)."""
+        if retry_after is not None and retry_after >= 0:
+            return min(retry_after, self.max_wait_s)
+        return min(self.base_s * 2 ** attempt, self.max_wait_s)

@@ -1,0 +1,202 @@
+"""No silent truncation: before anything is sent, every prompt + its max new tokens must fit the server's window.
+
+The window is ``--max-model-len``, else the ``max_model_len`` that vLLM reports in ``GET /v1/models``.
+Each prompt is counted as the server will see it: the server's ``POST /tokenize`` with the chat
+messages (vLLM, SGLang: the chat template counts), else a local ``--tokenizer``, else the row's
+``num_tokens`` (measured with the dataset's tokenizer) plus a stated margin, with a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..base.errors import OneRulerError
+from .client import ServerClient
+from .dataset import RunRow
+from .options import SamplingOptions
+from .progress import RunProgress
+
+# Tokens a chat template may add around one user message (role headers, a default system prompt:
+# Llama 3.1 adds ~30, Qwen 2.5 ~25) when the count cannot include the template itself.
+CHAT_TEMPLATE_ALLOWANCE = 64
+BOS_ALLOWANCE = 1
+
+
+@dataclass(frozen=True)
+class Window:
+    """The server's context window in tokens (None: unknown) and where it was learnt."""
+
+    size: int | None
+    source: str
+
+
+@dataclass
+class Preflight:
+    """Prompt counts, the window, the rows that do not fit, and the warnings to print."""
+
+    window: Window
+    method: str
+    counts: dict[str, int]
+    new_tokens: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def overlong(self) -> list[str]:
+        """Ids of the rows whose prompt + max new tokens exceed the window."""
+        if self.window.size is None:
+            return []
+        return [i for i, n in self.counts.items() if n + self.new_tokens[i] > self.window.size]
+
+    def refusal(self) -> str:
+        """The error of a run that cannot start: how many rows, the worst, the window."""
+        over = self.overlong
+        worst = max(over, key=lambda i: self.counts[i] + self.new_tokens[i])  # ties: the first in row order
+        p, m = self.counts[worst], self.new_tokens[worst]
+        return (f"{len(over)} of {len(self.counts)} selected row(s) do not fit: prompt + max new tokens exceeds the "
+                f"server's {self.window.size}-token window ({self.window.source}); worst {worst}: {p} prompt + {m} new = "
+                f"{p + m} tokens (counted with {self.method}). Nothing was sent. Serve the model with a larger window, "
+                f"pick shorter configs, or pass --skip-overlong to run the rest")
+
+    def skip_reason(self, ident: str) -> str:
+        """The error recorded on a skipped row."""
+        p, m = self.counts[ident], self.new_tokens[ident]
+        return (f"skipped: prompt of {p} tokens + {m} new tokens exceeds the server's {self.window.size}-token window "
+                f"(counted with {self.method})")
+
+
+async def learn_window(client: ServerClient, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
+    """The window: ``--max-model-len``, else ``max_model_len`` of the model in ``GET /v1/models``."""
+    if max_model_len is not None:
+        if max_model_len < 1:
+            raise OneRulerError(f"--max-model-len must be positive (got {max_model_len})")
+        return Window(max_model_len, "--max-model-len"), []
+    try:
+        models = await client.served_models()
+    except client.openai.APIConnectionError as exc:
+        if not offline_ok:
+            raise OneRulerError(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
+        return Window(None, "server unreachable"), [f"{client.base_url} is unreachable: the window is unknown"]
+    unknown = ("the window is unknown: pass --max-model-len; overlong prompts will be rejected by the server "
+               "and recorded as failed")
+    if models is None:
+        return Window(None, "unknown"), [f"{client.base_url} lists no models; {unknown}"]
+    served = {m["id"]: m for m in models}
+    if client.model not in served:
+        raise OneRulerError(f"model {client.model!r} is not served by {client.base_url}; it serves: "
+                            f"{', '.join(sorted(served)) or 'nothing'} (give one of them to --model)")
+    size = served[client.model].get("max_model_len")
+    if not isinstance(size, int):
+        return Window(None, "unknown"), [f"{client.base_url} does not report max_model_len for {client.model!r}; {unknown}"]
+    return Window(size, "max_model_len from GET /v1/models"), []
+
+
+async def server_counts(client: ServerClient, rows: list[RunRow], concurrency: int,
+                        progress: bool) -> dict[str, int] | None:
+    """Prompt tokens from the server's ``/tokenize`` (None: the server has no such endpoint)."""
+    first = await client.tokenize(rows[0].input)
+    if first is None:
+        return None
+    counts = {rows[0].id: first}
+    gate = asyncio.Semaphore(concurrency)
+    bar = RunProgress(len(rows) - 1, "counting prompt tokens", progress and len(rows) > 1, tokens=False)
+
+    async def one(row: RunRow) -> None:
+        async with gate:
+            n = await client.tokenize(row.input)
+        if n is None:
+            raise OneRulerError(f"{client.root_url}/tokenize stopped answering (row {row.id})")
+        counts[row.id] = n
+        bar.advance()
+
+    try:
+        await asyncio.gather(*(one(r) for r in rows[1:]))
+    finally:
+        bar.close()
+    return counts
+
+
+def local_counter(spec: str, chat: bool) -> tuple[Callable[[str], int], str]:
+    """(text → tokens as the server will count them, description) for ``--tokenizer SPEC``.
+
+    With ``transformers`` installed and a tokenizer that has a chat template, the template is
+    applied; otherwise the text is encoded (``tokenizers``, or a tiktoken encoding name) and a
+    fixed allowance is added for the template.
+    """
+    allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
+    try:
+        import tiktoken
+
+        enc = tiktoken.get_encoding(spec)
+        return (lambda text: len(enc.encode(text, disallowed_special=())) + allowance), \
+            f"tiktoken {spec} + {allowance} tokens for the template"
+    except (ValueError, KeyError):
+        pass
+    try:
+        from transformers import AutoTokenizer  # optional extra: applies the model's own chat template
+
+        tok = AutoTokenizer.from_pretrained(spec)
+        if chat and getattr(tok, "chat_template", None):
+            return (lambda text: len(tok.apply_chat_template([{"role": "user", "content": text}],
+                                                             add_generation_prompt=True, tokenize=True))), \
+                f"tokenizer {spec} with its chat template"
+        return (lambda text: len(tok(text)["input_ids"]) + (allowance if chat else 0)), f"tokenizer {spec}"
+    except Exception:  # noqa: BLE001 - no transformers, or not a transformers tokenizer: try `tokenizers`
+        pass
+    return _tokenizers_counter(spec, allowance)
+
+
+def _tokenizers_counter(spec: str, allowance: int) -> tuple[Callable[[str], int], str]:
+    from pathlib import Path
+
+    from tokenizers import Tokenizer
+
+    try:
+        path = Path(spec).expanduser()
+        tok = Tokenizer.from_file(str(path / "tokenizer.json" if path.is_dir() else path)) if path.exists() \
+            else Tokenizer.from_pretrained(spec)
+    except Exception as exc:  # noqa: BLE001
+        raise OneRulerError(f"--tokenizer {spec!r}: not a tiktoken encoding, a folder with tokenizer.json, "
+                            f"or a loadable Hub tokenizer ({exc})") from None
+    return (lambda text: len(tok.encode(text, add_special_tokens=True).ids) + allowance), \
+        f"tokenizer {spec} + {allowance} tokens for the template"
+
+
+def estimate(rows: list[RunRow], margin: float, chat: bool) -> tuple[dict[str, int], str]:
+    """The fallback: the row's ``num_tokens`` + ``margin`` + the template allowance."""
+    allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
+    counts = {r.id: math.ceil(r.num_tokens * (1 + margin)) + allowance for r in rows}
+    tokenizers = ", ".join(sorted({r.tokenizer for r in rows}))
+    return counts, f"the dataset's num_tokens ({tokenizers}) + {margin:.0%} + {allowance} tokens for the template"
+
+
+async def preflight(client: ServerClient, rows: list[RunRow], sampling: SamplingOptions, *, max_model_len: int | None,
+                    tokenizer: str | None, margin: float, concurrency: int, offline_ok: bool = False,
+                    progress: bool = True) -> Preflight:
+    """Learn the window and count every prompt (see the module docstring for the order of methods)."""
+    if margin < 0:
+        raise OneRulerError(f"--count-margin must not be negative (got {margin})")
+    if not rows:  # nothing left to send: no need to reach the server
+        return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
+    window, warnings = await learn_window(client, max_model_len, offline_ok)
+    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in rows}
+    counts = None
+    if window.source != "server unreachable":
+        try:
+            counts = await server_counts(client, rows, concurrency, progress)
+        except client.openai.APIConnectionError as exc:
+            if not offline_ok:
+                raise OneRulerError(f"cannot reach {client.root_url}/tokenize ({client.describe(exc)})") from None
+    if counts is not None:
+        return Preflight(window, "the server's /tokenize", counts, new_tokens, warnings)
+    if tokenizer is not None:
+        count, method = local_counter(tokenizer, client.api == "chat")
+        return Preflight(window, method, {r.id: count(r.input) for r in rows}, new_tokens, warnings)
+    counts, method = estimate(rows, margin, client.api == "chat")
+    why = f" ({client.tokenize_problem})" if client.tokenize_problem else ""
+    warnings.append(f"the server's /tokenize gave no count{why} and no --tokenizer was given: prompt sizes are "
+                    f"estimated from {method}; a prompt near the window may still be rejected (or, by some servers, "
+                    f"truncated)")
+    return Preflight(window, method, counts, new_tokens, warnings)

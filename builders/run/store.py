@@ -1,0 +1,200 @@
+"""The run's files: the predictions JSONL (resumable, one flushed line per finished row) and its meta sidecar.
+
+Line: ``{"id", "prediction", "finish_reason", "reasoning", "usage", "latency_s", "error", "status"}``
+with ``status`` ``ok``, ``failed`` (``error`` says why, ``prediction`` null) or ``skipped`` (the prompt
+did not fit the server's window). A line torn by a kill (no final newline) is cut off on open; every
+id appears at most once (``--retry-failed`` first rewrites the file without the lines it resends).
+One process at a time: a lock file beside the predictions.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+from ..base.errors import OneRulerError
+from ..base.files import atomic_write_bytes
+
+META_FORMAT = "oneruler-run/1"
+STATUSES = ("ok", "failed", "skipped")
+# Settings that must not change between the runs writing one file (a resumed run mixes their lines).
+RESUME_KEYS = ("model", "api", "sampling")
+
+
+def meta_path(predictions: Path) -> Path:
+    """``preds.jsonl`` → ``preds.meta.json`` (any other name gets ``.meta.json`` appended)."""
+    predictions = Path(predictions)
+    stem = predictions.stem if predictions.suffix == ".jsonl" else predictions.name
+    return predictions.with_name(stem + ".meta.json")
+
+
+def public_url(url: str) -> str:
+    """A URL without user, password, query or fragment (where credentials hide)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
+    return text.replace(secret, "***") if secret else text
+
+
+def line_bytes(record: dict[str, Any]) -> bytes:
+    """One JSONL line (lone surrogates from model output become valid ``\\udxxx`` escapes)."""
+    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+
+
+def id_order(ident: str):
+    """Sort key of a row id: config, then the index as a number."""
+    config, _, index = ident.rpartition("/")
+    return (config, int(index) if index.isdigit() else -1, ident)
+
+
+@dataclass
+class PredictionStore:
+    """The predictions file of a run, opened for appending under an exclusive lock."""
+
+    path: Path
+    records: dict[str, dict] = field(default_factory=dict)
+    torn_bytes: int = 0
+    _handle: Any = None
+    _lock: Any = None
+
+    def peek(self) -> "PredictionStore":
+        """Read what earlier runs finished without locking or changing anything (for ``--dry-run``)."""
+        if self.path.exists():
+            data = self.path.read_bytes()
+            self._parse(data[: data.rfind(b"\n") + 1])
+        return self
+
+    def open(self) -> "PredictionStore":
+        """Take the lock and read what earlier runs finished (cutting off a torn last line)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path.with_name(f".{self.path.name}.lock")
+        self._lock = open(lock_path, "a")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise OneRulerError(f"{self.path}: another `oneruler run` is writing this file; wait for it or choose another --out") from None
+        if self.path.exists():
+            self._read_existing()
+        return self
+
+    def _read_existing(self) -> None:
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):  # killed mid-write: the partial line is not a result
+            self.torn_bytes = len(data) - end
+            with open(self.path, "r+b") as fh:
+                fh.truncate(end)
+            data = data[:end]
+        self._parse(data)
+
+    def _parse(self, data: bytes) -> None:
+        for number, raw in enumerate(data.splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw.decode("utf-8"))
+                ident = record["id"]
+                if not isinstance(ident, str) or record.get("status", "ok") not in STATUSES:
+                    raise ValueError
+            except (ValueError, KeyError, TypeError):
+                raise OneRulerError(f"{self.path}: line {number} is not a `oneruler run` prediction line; "
+                                    f"repair it or choose another --out") from None
+            if ident in self.records:
+                raise OneRulerError(f"{self.path}: line {number} repeats id {ident!r}; repair it or choose another --out")
+            self.records[ident] = record
+
+    def ids(self, *statuses: str) -> set[str]:
+        """Ids of the lines with one of these statuses."""
+        return {i for i, r in self.records.items() if r.get("status", "ok") in statuses}
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one finished row as a line, flushed to the OS at once (survives a kill of this process)."""
+        if self._handle is None:  # created on the first line: a run refused before sending leaves no file
+            self._handle = open(self.path, "ab", buffering=0)
+        self._handle.write(line_bytes(record))
+        self.records[record["id"]] = record
+
+    def rewrite(self, drop: Iterable[str] = ()) -> None:
+        """Atomically rewrite the file in id order, without the lines of ``drop``."""
+        for ident in drop:
+            self.records.pop(ident, None)
+        body = b"".join(line_bytes(self.records[i]) for i in sorted(self.records, key=id_order))
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        atomic_write_bytes(self.path, body)
+
+    def close(self) -> None:
+        """Flush to disk and release the lock."""
+        if self._handle is not None:
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+        if self._lock is not None:
+            Path(self._lock.name).unlink(missing_ok=True)
+            self._lock.close()
+            self._lock = None
+
+
+def read_meta(predictions: Path) -> dict | None:
+    """The sidecar meta of a predictions file (None: there is none)."""
+    path = meta_path(predictions)
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise OneRulerError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != META_FORMAT:
+        raise OneRulerError(f"{path}: not a `oneruler run` meta file (format {doc.get('format') if isinstance(doc, dict) else None!r})")
+    return doc
+
+
+def write_meta(predictions: Path, doc: dict) -> None:
+    """Atomically write the sidecar meta."""
+    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    atomic_write_bytes(meta_path(predictions), text.encode("utf-8"))
+
+
+def check_resumable(old: dict, new: dict, predictions: Path) -> None:
+    """Refuse to add lines made with other settings (model, API, sampling, dataset) to a file."""
+    for key in RESUME_KEYS:
+        if old.get(key) != new.get(key):
+            raise OneRulerError(f"{predictions} was written with {key} {json.dumps(old.get(key))}, this run has "
+                                f"{json.dumps(new.get(key))}; resume with the same settings or choose another --out")
+    before, now = old.get("dataset") or {}, new.get("dataset") or {}
+    for key in ("manifest_sha256", "revision"):
+        if before.get(key) != now.get(key):
+            raise OneRulerError(f"{predictions} was written from another dataset ({key} {before.get(key)!r}, now "
+                                f"{now.get(key)!r}); choose another --out")
+
+
+def unscored_lines(predictions: Path) -> dict[str, str]:
+    """Id → status of the lines that hold no model output (``failed``, ``skipped``); other lines are ignored."""
+    out: dict[str, str] = {}
+    try:
+        handle = Path(predictions).open("rb")
+    except OSError:
+        return out
+    with handle:
+        for raw in handle:
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("status") in ("failed", "skipped") and isinstance(record.get("id"), str):
+                out[record["id"]] = record["status"]
+    return out

@@ -1,0 +1,327 @@
+"""A loopback stand-in for vLLM's OpenAI-compatible server (no GPU, no model weights here).
+
+It stands in for ``vllm serve MODEL`` and speaks the same HTTP endpoints, with vLLM's field
+names (``vllm/entrypoints/openai/protocol.py``):
+
+- ``GET /v1/models``: ``{"object": "list", "data": [{"id", "object": "model", "owned_by": "vllm",
+  "root", "max_model_len", ...}]}``
+- ``POST /tokenize`` (at the server root, as vLLM and SGLang mount it): a ``TokenizeChatRequest``
+  (``model``, ``messages``, ``add_generation_prompt``) or ``TokenizeCompletionRequest`` (``model``,
+  ``prompt``, ``add_special_tokens``) → ``{"count", "max_model_len", "tokens"}``
+- ``POST /v1/chat/completions`` and ``POST /v1/completions``, streaming (server-sent events,
+  ``data: [DONE]``, a usage chunk with ``stream_options.include_usage``) and not; the message
+  carries vLLM's ``reasoning_content``; ``finish_reason`` is ``length`` when ``max_tokens``
+  (or ``max_completion_tokens``) cuts the reply, and a prompt + ``max_tokens`` over
+  ``max_model_len`` is refused with HTTP 400 as vLLM does.
+
+The "model" is a script: a test sets the reply per row id (read from the prompt, see
+:meth:`ServerState.identify`) and faults to return first (HTTP 429 with ``Retry-After``, 500, a
+dropped connection). Tokens are counted with the real tiktoken cl100k_base, plus a fixed chat
+template overhead, so the server's counts differ from the dataset's ``num_tokens`` as a real
+server's do. Every request is logged (time, path, JSON body, headers). Threaded, bounded (body size,
+socket timeouts), started and stopped by :func:`running_server`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Iterator
+
+import tiktoken
+
+MAX_BODY = 64 * 1024 * 1024
+SOCKET_TIMEOUT_S = 30
+CHAT_TEMPLATE_TOKENS = 7  # <|im_start|>user\n ... <|im_end|>\n<|im_start|>assistant\n
+BOS_TOKENS = 1  # add_special_tokens=True on /v1/completions and /tokenize with a prompt
+ROW_ID = re.compile(r"\brow ([\w.-]+/\d+)")
+
+
+@dataclass
+class Reply:
+    """What the model answers: the content, and optionally reasoning (vLLM's ``reasoning_content``)."""
+
+    content: str
+    reasoning_content: str | None = None
+
+
+@dataclass
+class Fault:
+    """A failure returned instead of an answer: an HTTP status (with headers), or a dropped connection (0)."""
+
+    status: int
+    headers: dict = field(default_factory=dict)
+    message: str = "injected fault"
+
+
+@dataclass
+class Logged:
+    """One request as the server received it."""
+
+    time: float
+    method: str
+    path: str
+    body: dict | None
+    headers: dict  # lower-case names
+    row: str | None = None
+
+
+class ServerState:
+    """The served model, its scripted replies and faults, and the request log (shared by handler threads)."""
+
+    def __init__(self, model: str = "test-model", max_model_len: int | None = 7990, api_key: str | None = None):
+        self.model = model
+        self.max_model_len = max_model_len
+        self.api_key = api_key
+        self.tokenize_enabled = True
+        self.delay_s = 0.0
+        self.replies: dict[str, Reply] = {}
+        self.default_reply: Callable[[str | None], Reply] = lambda row: Reply("none")
+        self.faults: dict[str, list[Fault]] = {}
+        self.ids_by_prompt: dict[str, str] = {}
+        self.log: list[Logged] = []
+        self.lock = threading.Lock()
+        self.encoding = tiktoken.get_encoding("cl100k_base")
+
+    def identify(self, prompt: str) -> str | None:
+        """The row id of a prompt: registered prompts first, else a ``row <config>/<index>`` marker in it."""
+        if prompt in self.ids_by_prompt:
+            return self.ids_by_prompt[prompt]
+        found = ROW_ID.search(prompt)
+        return found.group(1) if found else None
+
+    def requests(self, path: str) -> list[Logged]:
+        """The logged requests to one path."""
+        with self.lock:
+            return [r for r in self.log if r.path == path]
+
+    def count(self, text: str) -> int:
+        """Tokens of a text (cl100k_base, no special tokens)."""
+        return len(self.encoding.encode(text, disallowed_special=()))
+
+    def prompt_tokens(self, body: dict, chat: bool) -> int:
+        """Tokens of a request's prompt as this server counts it (chat template or BOS included)."""
+        if chat:
+            return sum(self.count(m.get("content") or "") for m in body["messages"]) + CHAT_TEMPLATE_TOKENS
+        return self.count(body["prompt"]) + (BOS_TOKENS if body.get("add_special_tokens", True) else 0)
+
+    def next_fault(self, row: str | None) -> Fault | None:
+        """The next scripted fault for a row (each is returned once)."""
+        with self.lock:
+            queue = self.faults.get(row or "")
+            return queue.pop(0) if queue else None
+
+
+def truncate(state: ServerState, reply: Reply, max_tokens: int, stop: list[str]) -> tuple[Reply, str, int]:
+    """(reply as generated within max_tokens and stop strings, finish_reason, completion tokens)."""
+    reasoning = reply.reasoning_content or ""
+    content = reply.content
+    for s in stop:
+        if s and s in content:
+            content = content[:content.index(s)]
+    r_tokens = state.encoding.encode(reasoning, disallowed_special=())
+    c_tokens = state.encoding.encode(content, disallowed_special=())
+    if len(r_tokens) + len(c_tokens) <= max_tokens:
+        return Reply(content, reply.reasoning_content), "stop", len(r_tokens) + len(c_tokens)
+    if len(r_tokens) >= max_tokens:
+        return Reply("", state.encoding.decode(r_tokens[:max_tokens])), "length", max_tokens
+    kept = state.encoding.decode(c_tokens[: max_tokens - len(r_tokens)])
+    return Reply(kept, reply.reasoning_content), "length", max_tokens
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Routes the four endpoints; everything else is 404."""
+
+    protocol_version = "HTTP/1.1"
+    server: "Server"
+
+    def log_message(self, format, *args):  # noqa: A002 - keep test output clean
+        pass
+
+    def setup(self):
+        super().setup()
+        self.request.settimeout(SOCKET_TIMEOUT_S)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _json(self, status: int, obj, headers: dict | None = None) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, str(v))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, headers: dict | None = None) -> None:
+        kind = {400: "BadRequestError", 401: "Unauthorized", 404: "NotFoundError", 429: "RateLimitError"}
+        self._json(status, {"error": {"message": message, "type": kind.get(status, "InternalServerError"),
+                                      "param": None, "code": status}}, headers)
+
+    def _body(self) -> dict | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            raise ValueError("request too large")
+        raw = self.rfile.read(length) if length else b""
+        return json.loads(raw) if raw else None
+
+    def _authorized(self) -> bool:
+        key = self.server.state.api_key
+        return key is None or self.headers.get("Authorization") == f"Bearer {key}"
+
+    def _record(self, body: dict | None, row: str | None = None) -> None:
+        state = self.server.state
+        with state.lock:
+            state.log.append(Logged(time.monotonic(), self.command, self.path, body,
+                                     {k.lower(): v for k, v in self.headers.items()}, row))
+
+    # ------------------------------------------------------------------ endpoints
+
+    def do_GET(self):
+        self._record(None)
+        if not self._authorized():
+            return self._error(401, "Unauthorized")
+        if self.path != "/v1/models":
+            return self._error(404, f"no route {self.path}")
+        state = self.server.state
+        card = {"id": state.model, "object": "model", "created": 0, "owned_by": "vllm", "root": state.model,
+                "parent": None, "max_model_len": state.max_model_len, "permission": []}
+        if state.max_model_len is None:
+            del card["max_model_len"]
+        self._json(200, {"object": "list", "data": [card]})
+
+    def do_POST(self):
+        body = self._body()
+        state = self.server.state
+        if self.path == "/tokenize" and state.tokenize_enabled:
+            self._record(body)
+            return self._tokenize(body)
+        if self.path not in ("/v1/chat/completions", "/v1/completions"):
+            self._record(body)
+            return self._error(404, f"no route {self.path}")
+        chat = self.path == "/v1/chat/completions"
+        prompt = body["messages"][-1]["content"] if chat else body["prompt"]
+        row = state.identify(prompt)
+        self._record(body, row)
+        if not self._authorized():
+            return self._error(401, "Unauthorized")
+        if body.get("model") != state.model:
+            return self._error(404, f"The model `{body.get('model')}` does not exist.")
+        fault = state.next_fault(row)
+        if fault is not None:
+            if fault.status == 0:  # drop the connection without an answer
+                self.close_connection = True
+                self.request.shutdown(2)
+                return None
+            return self._error(fault.status, fault.message, fault.headers)
+        if state.delay_s:
+            time.sleep(state.delay_s)
+        self._complete(body, chat, row)
+
+    def _tokenize(self, body: dict) -> None:
+        state = self.server.state
+        chat = "messages" in body
+        count = state.prompt_tokens(body, chat)
+        tokens = list(range(count))  # ids do not matter to the client, only how many
+        self._json(200, {"count": count, "max_model_len": state.max_model_len, "tokens": tokens})
+
+    def _complete(self, body: dict, chat: bool, row: str | None) -> None:
+        state = self.server.state
+        prompt_tokens = state.prompt_tokens(body, chat)
+        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
+        if state.max_model_len is not None and prompt_tokens + max_tokens > state.max_model_len:
+            where = "messages" if chat else "prompt"
+            return self._error(400, f"This model's maximum context length is {state.max_model_len} tokens. However, you "
+                                    f"requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the {where}, "
+                                    f"{max_tokens} in the completion). Please reduce the length of the {where} or completion.")
+        scripted = state.replies.get(row or "") or state.default_reply(row)
+        stop = body.get("stop") or []
+        reply, finish, n = truncate(state, scripted, max_tokens, [stop] if isinstance(stop, str) else stop)
+        usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + n, "completion_tokens": n,
+                 "prompt_tokens_details": None}
+        if body.get("stream"):
+            return self._stream(body, chat, reply, finish, usage)
+        if chat:
+            choice = {"index": 0, "message": {"role": "assistant", "content": reply.content,
+                                              "reasoning_content": reply.reasoning_content, "tool_calls": []},
+                      "logprobs": None, "finish_reason": finish, "stop_reason": None}
+            obj = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": state.model,
+                   "choices": [choice], "usage": usage}
+        else:
+            choice = {"index": 0, "text": reply.content, "logprobs": None, "finish_reason": finish, "stop_reason": None}
+            obj = {"id": "cmpl-1", "object": "text_completion", "created": 0, "model": state.model,
+                   "choices": [choice], "usage": usage}
+        self._json(200, obj)
+
+    def _stream(self, body: dict, chat: bool, reply: Reply, finish: str, usage: dict) -> None:
+        state = self.server.state
+        head = {"id": "chatcmpl-1" if chat else "cmpl-1", "created": 0, "model": state.model,
+                "object": "chat.completion.chunk" if chat else "text_completion"}
+        pieces: list[dict] = []
+        if chat:
+            pieces.append({"role": "assistant", "content": ""})
+            pieces += [{"reasoning_content": p} for p in _split(reply.reasoning_content or "")]
+            pieces += [{"content": p} for p in _split(reply.content)]
+        else:
+            pieces += [{"text": p} for p in _split(reply.content)]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for n, piece in enumerate(pieces):
+            last = n == len(pieces) - 1
+            choice = {"index": 0, "logprobs": None, "finish_reason": finish if last else None}
+            choice.update({"delta": piece} if chat else piece)
+            self._event({**head, "choices": [choice]})
+        if (body.get("stream_options") or {}).get("include_usage"):
+            self._event({**head, "choices": [], "usage": usage})
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+
+    def _event(self, obj: dict) -> None:
+        self.wfile.write(b"data: " + json.dumps(obj).encode() + b"\n\n")
+        self.wfile.flush()
+
+
+def _split(text: str) -> list[str]:
+    """A text in three pieces (streamed as three chunks); nothing for an empty text."""
+    if not text:
+        return []
+    step = max(1, len(text) // 3)
+    return [text[i:i + step] for i in range(0, len(text), step)]
+
+
+class Server(ThreadingHTTPServer):
+    """The threaded HTTP server holding a ServerState."""
+
+    daemon_threads = True
+
+    def __init__(self, state: ServerState):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.state = state
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL of this server (``http://127.0.0.1:PORT/v1``)."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+@contextlib.contextmanager
+def running_server(state: ServerState | None = None) -> Iterator[Server]:
+    """Serve on 127.0.0.1 (a free port) in a background thread until the block ends."""
+    server = Server(state or ServerState())
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -1,0 +1,60 @@
+"""Sampling options: the paper's defaults, the Appendix B.1 presets, explicit options over presets."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.base.errors import OneRulerError
+from builders.run.options import failure_limit, parse_extra_body, sampling_options
+
+
+def test_paper_defaults_are_greedy_with_the_rows_reserve():
+    s = sampling_options()
+    assert s.request_kwargs(30, "chat") == {"max_tokens": 30, "temperature": 0.0}
+    assert s.request_kwargs(50, "completions") == {"max_tokens": 50, "temperature": 0.0}
+
+
+def test_o3_mini_high_preset():
+    s = sampling_options("o3-mini-high")
+    assert s.request_kwargs(30, "chat") == {"max_completion_tokens": 10_000, "temperature": 1.0, "reasoning_effort": "high"}
+    # the legacy completions endpoint knows neither field
+    assert s.request_kwargs(30, "completions") == {"max_tokens": 10_000, "temperature": 1.0}
+
+
+def test_deepseek_r1_preset_and_explicit_options_win():
+    assert sampling_options("deepseek-r1").request_kwargs(50, "chat") == {"max_tokens": 8_000, "temperature": 0.6}
+    s = sampling_options("deepseek-r1", temperature=0.0, top_p=0.95, seed=7, stop=("</s>",),
+                         extra_body={"top_k": 1})
+    assert s.request_kwargs(50, "chat") == {"max_tokens": 8_000, "temperature": 0.0, "top_p": 0.95, "seed": 7,
+                                            "stop": ["</s>"], "extra_body": {"top_k": 1}}
+    assert s.to_meta()["stop"] == ["</s>"] and s.to_meta()["max_tokens"] == 8_000
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    (dict(preset="o4"), "unknown --preset 'o4'"),
+    (dict(max_tokens=0), "--max-tokens must be at least 1"),
+    (dict(temperature=3.0), "--temperature must be between 0 and 2"),
+    (dict(top_p=0.0), "--top-p must be in (0, 1]"),
+])
+def test_bad_options_are_named(kwargs, needle):
+    with pytest.raises(OneRulerError, match=needle.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+        sampling_options(**kwargs)
+
+
+def test_extra_body_must_be_a_json_object():
+    assert parse_extra_body('{"top_k": 1, "repetition_penalty": 1.0}') == {"top_k": 1, "repetition_penalty": 1.0}
+    assert parse_extra_body(None) == {}
+    with pytest.raises(OneRulerError, match="not valid JSON"):
+        parse_extra_body("{top_k: 1}")
+    with pytest.raises(OneRulerError, match="must be a JSON object"):
+        parse_extra_body("[1]")
+
+
+def test_failure_limit_counts_and_percentages():
+    assert failure_limit("10", 5) == 10
+    assert failure_limit("1%", 1800) == 18
+    assert failure_limit("1%", 50) == 0
+    assert failure_limit("100%", 7) == 7
+    for bad in ("-1", "x", "150%", "1.5"):
+        with pytest.raises(OneRulerError, match="--max-failed"):
+            failure_limit(bad, 10)
