@@ -24,7 +24,8 @@ ALLOWED: dict[str, set[str]] = {
     "generate": {"base", "spec", "sources"},
     "export": {"base", "spec", "sources", "generate", "scoring"},
     "report": {"base", "spec", "scoring", "export"},
-    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring"},
+    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "report"},
+    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
 

@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "push": "builders.cli.hub:push_command",
     "push-metric": "builders.cli.hub:push_metric_command",
     "score": "builders.cli.score:score_command",
+    "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
 }
 
 
