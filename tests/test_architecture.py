@@ -25,7 +25,8 @@ ALLOWED: dict[str, set[str]] = {
     "export": {"base", "spec", "sources", "generate", "scoring"},
     "report": {"base", "spec", "scoring", "export"},
     "run": {"base", "spec", "scoring", "export", "report"},
-    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring", "run"},
+    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "report"},
+    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring", "run", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
 

@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, str] = {
     "score": "builders.cli.score:score_command",
     "run": "builders.cli.run:run_command",
     "compare": "builders.cli.compare:compare_command",
+    "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
 }
 
 

@@ -2,6 +2,10 @@
 
 ``{"id": "<config>/<index>", "prediction": "..." | null, "finish_reason": "stop" | "length" | null}``;
 other fields are ignored. Every malformed line and duplicate id is reported at once.
+
+Lines of lm-eval's ``--log_samples`` output (``samples_<task>_<date>.jsonl``: ``doc_id``, ``doc``,
+``filtered_resps``, ...) are recognised per line, so such files, concatenated, score as they are:
+the row id is ``doc["id"]``, the prediction the first filtered response, ``finish_reason`` unknown.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.errors import OneRulerError, problems_error
+
+LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
 
 
 @dataclass
@@ -28,6 +34,40 @@ def config_of(ident: str) -> str:
     return ident.rpartition("/")[0]
 
 
+def check_id(ident: str, number: int) -> None:
+    """ValueError unless ``ident`` has the form ``config/index``."""
+    config, _, index = ident.rpartition("/")
+    if not config or not index.isdigit():
+        raise ValueError(f"line {number}: id {ident!r} is not '{{config}}/{{index}}'")
+
+
+def is_lm_eval_sample(obj: dict) -> bool:
+    """A line of lm-eval's ``--log_samples`` output (it has ``doc_id``, ``doc`` and ``filtered_resps``)."""
+    return all(key in obj for key in LM_EVAL_SAMPLE_KEYS)
+
+
+def parse_lm_eval_sample(obj: dict, number: int) -> Prediction:
+    """One lm-eval sample as a prediction of the row ``doc["id"]``; ValueError naming the line."""
+    doc = obj["doc"]
+    ident = doc.get("id") if isinstance(doc, dict) else None
+    if not isinstance(ident, str):
+        raise ValueError(f"line {number}: lm-eval sample (doc_id {obj['doc_id']!r}) has no string doc.id; "
+                         f"only samples of the oneruler_* tasks can be scored")
+    check_id(ident, number)
+    resps = obj["filtered_resps"]
+    text = resps[0] if isinstance(resps, list) and resps else None
+    if isinstance(text, list):  # a task with repeats: the first generation
+        text = text[0] if text else None
+    if not isinstance(text, str):
+        raise ValueError(f"line {number} (id {ident!r}): lm-eval sample's 'filtered_resps' must hold a string, "
+                         f"got {resps!r:.80}")
+    # The oneruler tasks log acc null exactly for a response that had no content (the paper drops
+    # it); lm-eval logs such a response as a placeholder text.
+    if "acc" in obj and obj["acc"] is None:
+        text = None
+    return Prediction(ident, text, None, number)
+
+
 def parse_line(raw: bytes, number: int) -> Prediction:
     """One predictions line; ValueError naming the line and the problem."""
     try:
@@ -38,12 +78,12 @@ def parse_line(raw: bytes, number: int) -> Prediction:
         raise ValueError(f"line {number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise ValueError(f"line {number}: expected a JSON object, got {type(obj).__name__}")
+    if is_lm_eval_sample(obj):
+        return parse_lm_eval_sample(obj, number)
     ident = obj.get("id")
     if not isinstance(ident, str):
         raise ValueError(f"line {number}: field 'id' must be a string like 'en_s_niah_8k/0', got {ident!r}")
-    config, _, index = ident.rpartition("/")
-    if not config or not index.isdigit():
-        raise ValueError(f"line {number}: id {ident!r} is not '{{config}}/{{index}}'")
+    check_id(ident, number)
     if "prediction" not in obj:
         raise ValueError(f"line {number} (id {ident!r}): missing field 'prediction' (null means no response)")
     text = obj["prediction"]

@@ -1,0 +1,18 @@
+"""ONERULER as lm-evaluation-harness tasks (``lm_eval --include_path "$(oneruler lm-eval-path)"``).
+
+``tasks/oneruler/`` holds one template, 952 generated task YAMLs (one per standard config), the
+group YAMLs and ``utils.py`` (what lm-eval calls); ``make_tasks.py`` regenerates them from
+``catalog.py``. See docs/lm-eval.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"
+TASK_FOLDER = TASKS_DIR / "oneruler"
+
+
+def tasks_path() -> Path:
+    """The folder to pass to ``lm_eval --include_path``."""
+    return TASKS_DIR

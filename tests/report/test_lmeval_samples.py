@@ -1,0 +1,75 @@
+"""`oneruler score` input: lines of lm-eval's ``--log_samples`` files (``samples_<task>_<date>.jsonl``).
+
+The lines below have the shape lm-eval 0.4 writes (``evaluator.py`` + ``EvaluationTracker``);
+tests/lmeval/test_harness.py scores files written by a real lm-eval run.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from builders.base.errors import OneRulerError
+from builders.report.predictions import Prediction, read_predictions
+
+
+def sample(ident: str | None, response, acc=1.0, doc_id: int = 0) -> dict:
+    doc = {"config": "en_s_niah_8k", "task": "s_niah", "input": "long prompt", "answers": ["4817290"]}
+    if ident is not None:
+        doc["id"] = ident
+    return {"doc_id": doc_id, "doc": doc, "target": "4817290",
+            "arguments": {"gen_args_0": {"arg_0": "long prompt", "arg_1": {"max_gen_toks": 30, "until": []}}},
+            "resps": [[str(response)]], "filtered_resps": [response] if response is not None else [],
+            "filter": "none", "metrics": ["acc"], "doc_hash": "ab", "prompt_hash": "cd", "target_hash": "ef",
+            "acc": acc}
+
+
+def write(tmp_path, lines) -> object:
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_samples_become_predictions_of_their_rows(tmp_path):
+    path = write(tmp_path, [
+        sample("en_s_niah_8k/0", "<Answer> 4817290 </Answer>"),
+        sample("en_s_niah_8k/1", "", acc=0.0, doc_id=1),
+        {"id": "en_s_niah_8k/2", "prediction": "plain line", "finish_reason": "length"},  # formats may mix
+    ])
+    assert read_predictions(path) == {
+        "en_s_niah_8k/0": Prediction("en_s_niah_8k/0", "<Answer> 4817290 </Answer>", None, 1),
+        "en_s_niah_8k/1": Prediction("en_s_niah_8k/1", "", None, 2),
+        "en_s_niah_8k/2": Prediction("en_s_niah_8k/2", "plain line", "length", 3),
+    }
+
+
+def test_a_response_the_task_left_out_is_no_response(tmp_path):
+    # the oneruler tasks log acc null exactly for a null content (lm-eval logs its placeholder text)
+    path = write(tmp_path, [sample("en_s_niah_8k/0", "<no response>", acc=None)])
+    assert read_predictions(path)["en_s_niah_8k/0"].prediction is None
+
+
+def test_nested_responses_of_repeated_generations_take_the_first(tmp_path):
+    line = sample("en_s_niah_8k/0", None) | {"filtered_resps": [["first", "second"]]}
+    assert read_predictions(write(tmp_path, [line]))["en_s_niah_8k/0"].prediction == "first"
+
+
+def test_bad_samples_are_named_by_line(tmp_path):
+    path = write(tmp_path, [
+        sample(None, "x"),                                     # not a oneruler task: no doc.id
+        sample("en_s_niah_8k", "x"),                           # id without an index
+        sample("en_s_niah_8k/0", None),                        # no response text at all
+        sample("en_s_niah_8k/1", "ok"),
+        sample("en_s_niah_8k/1", "again"),                     # the same row twice (two runs concatenated)
+        sample("en_s_niah_8k/2", "x") | {"doc": "not a dict"},
+    ])
+    with pytest.raises(OneRulerError) as info:
+        read_predictions(path)
+    message = str(info.value)
+    assert "5 problem(s)" in message
+    assert "line 1: lm-eval sample (doc_id 0) has no string doc.id; only samples of the oneruler_* tasks" in message
+    assert "line 2: id 'en_s_niah_8k' is not '{config}/{index}'" in message
+    assert "line 3 (id 'en_s_niah_8k/0'): lm-eval sample's 'filtered_resps' must hold a string" in message
+    assert "line 5: duplicate id 'en_s_niah_8k/1' (first on line 4)" in message
+    assert "line 6: lm-eval sample (doc_id 0) has no string doc.id" in message
