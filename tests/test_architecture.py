@@ -136,3 +136,9 @@ def test_tests_use_a_private_cache_not_the_users():
     assert default_cache_dir().is_relative_to(SANDBOX)
     for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
         assert Path(os.environ[var]).is_relative_to(SANDBOX), var
+
+
+def test_test_modules_have_unique_names():
+    # pytest imports test folders without packages: two files with one basename cannot both load
+    names = [p.name for p in (PACKAGE.parent / "tests").rglob("*.py") if p.name != "conftest.py"]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

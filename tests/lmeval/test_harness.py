@@ -1,7 +1,7 @@
 """The real ``lm_eval`` CLI on the ONERULER tasks, through ``local-chat-completions`` and a loopback server.
 
 A tiny export (4 configs x 3 rows at 8k) is built with the real builder; the server (see
-openai_server.py: it stands in for vLLM / any OpenAI-compatible server) answers each row's prompt
+chat_server.py: it stands in for vLLM / any OpenAI-compatible server) answers each row's prompt
 with a reply the test chose: right, wrong, right behind a ``<think>`` block, wrong behind one, an
 unclosed ``<think>``, or no content at all. The expected accuracies below are worked out by hand
 from those choices and the paper's rules, not by running the scorer.
@@ -24,7 +24,7 @@ import datasets
 import pytest
 from click.testing import CliRunner
 from hub_files import HubFiles
-from openai_server import ChatServer
+from chat_server import ChatServer
 
 from builders.cli import cli
 from builders.lmeval.make_tasks import group_yaml
