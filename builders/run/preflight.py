@@ -25,6 +25,11 @@ CHAT_TEMPLATE_ALLOWANCE = 64
 BOS_ALLOWANCE = 1
 
 
+def _row_order(ident: str) -> tuple[str, int]:
+    config, _, index = ident.rpartition("/")
+    return config, int(index) if index.isdigit() else -1
+
+
 @dataclass(frozen=True)
 class Window:
     """The server's context window in tokens (None: unknown) and where it was learnt."""
@@ -48,12 +53,13 @@ class Preflight:
         """Ids of the rows whose prompt + max new tokens exceed the window."""
         if self.window.size is None:
             return []
-        return [i for i, n in self.counts.items() if n + self.new_tokens[i] > self.window.size]
+        over = [i for i, n in self.counts.items() if n + self.new_tokens[i] > self.window.size]
+        return sorted(over, key=_row_order)  # counts arrive in completion order
 
     def refusal(self) -> str:
         """The error of a run that cannot start: how many rows, the worst, the window."""
         over = self.overlong
-        worst = max(over, key=lambda i: self.counts[i] + self.new_tokens[i])  # ties: the first in row order
+        worst = min(over, key=lambda i: (-(self.counts[i] + self.new_tokens[i]), _row_order(i)))  # ties: first row
         p, m = self.counts[worst], self.new_tokens[worst]
         return (f"{len(over)} of {len(self.counts)} selected row(s) do not fit: prompt + max new tokens exceeds the "
                 f"server's {self.window.size}-token window ({self.window.source}); worst {worst}: {p} prompt + {m} new = "
