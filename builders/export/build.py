@@ -72,7 +72,7 @@ def adopt_sources(out: Path, manifest: dict, inputs: BuildInputs) -> None:
             f"build into a new --out folder"
         )
     manifest["sources"] = sources
-    manifest["fixes"], manifest["books"] = inputs.card_facts()
+    manifest.update(inputs.card_facts())
 
 
 def plan_build(out: Path, manifest: dict, specs: list[ConfigSpec], inputs: BuildInputs, samples: int, seed: int,

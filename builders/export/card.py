@@ -1,7 +1,7 @@
 """The dataset card of an export: ``dataset_card.md`` with its ``{{ placeholders }}`` filled from the manifest.
 
-The card is a pure function of ``manifest.json`` (configs, their stats and inputs, the data fixes
-and the measured book lengths) and the template, so it is reproducible byte for byte and
+The card is a pure function of ``manifest.json`` (configs, their stats and inputs, and the card
+facts: data fixes, measured books and haystacks, CWE pools, key draws) and the template, so it is reproducible byte for byte and
 ``oneruler verify`` can check it.
 """
 
@@ -13,7 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..scoring.core import NONE_WORDS
-from ..spec.configs import render_length
+from ..spec.configs import STANDARD_LENGTHS, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS
 from ..base.files import atomic_write_bytes
@@ -60,23 +60,77 @@ def _language_table(present: set[str]) -> str:
     for code in sorted(LANGUAGES):
         lang = LANGUAGES[code]
         rows.append([f"`{code}`" + ("" if code in present else " ¹"), lang.name, lang.family, lang.subfamily, lang.script,
-                     lang.morphology, _num(lang.wikipedia_articles), "yes" if lang.low_resource else "",
+                     lang.morphology, lang.speakers, _num(lang.wikipedia_articles), "yes" if lang.low_resource else "",
                      " / ".join(NONE_WORDS[code])])
-    return _table(["code", "language", "family", "subfamily", "script", "morphology", "Wikipedia articles",
-                   "low-resource", "accepted \"none\" words"], rows)
+    return _table(["code", "language", "family", "subfamily", "script", "morphology", "speakers",
+                   "Wikipedia articles", "low-resource", "accepted \"none\" words"], rows)
+
+
+def _opt(facts: dict, key: str) -> str:
+    return _num(facts[key]) if key in facts else "n/a"
 
 
 def _book_table(books: dict) -> str:
-    rows = []
+    rows, same = [], 0
     for code in sorted(LANGUAGES):
         b = LANGUAGES[code].book
         measured = books.get(code, {})
         tokens = measured.get("tokens")
+        same += measured.get("released_tokens") == b.paper_o200k_tokens
         repeat = f"{128_000 / tokens:.1f}×" if tokens and tokens < 128_000 else ""
         rows.append([f"`{code}`", b.title, b.author, b.year, _num(b.paper_o200k_tokens),
-                     _num(tokens) if tokens is not None else "n/a", repeat])
-    return _table(["lang", "title", "author", "year", "tokens (paper, o200k)", "tokens (measured, cl100k, cleaned text)",
-                   "repeats to fill 128k"], rows)
+                     _opt(measured, "released_tokens"), _opt(measured, "o200k_tokens"), _opt(measured, "tokens"), repeat])
+    table = _table(["lang", "title", "author", "year", "tokens reported in the paper (Table 4)",
+                    "cl100k, released file", "o200k, cleaned text", "cl100k, cleaned text", "repeats to fill 128k"], rows)
+    if not any("released_tokens" in f for f in books.values()):
+        return table
+    return (table + f"\n\nThe paper's count equals the cl100k count of the released file for {same} of "
+            f"{len(LANGUAGES)} books, although Table 4's caption names o200k.")
+
+
+def _haystack_table(books: dict) -> str:
+    rows = []
+    for code in sorted(books):
+        f = books[code]
+        if "boundaries" not in f:
+            continue
+        share = f["safe_boundaries"] / f["boundaries"] if f["boundaries"] else 1.0
+        rows.append([f"`{code}`", _num(f["sentences"]), _num(f["boundaries"] - f["safe_boundaries"]), f"{100 * share:.1f}%"])
+    if not rows:
+        return "No haystack facts were recorded for this export."
+    return _table(["lang", "haystack units (sentences)", "boundaries inside a quotation or bracket",
+                   "boundaries where a needle may go"], rows)
+
+
+def _draws_table(draws: dict) -> str:
+    if not draws:
+        return "No draw counts were recorded for this export."
+    rows = [[f"`{task}`", _num(d["draws"]), _num(d["redrawn"]), _num(d["rejected"])] for task, d in sorted(draws.items())]
+    return _table(["task", "draws in the standard grid", "draws with a rejected noun set", "noun sets rejected"], rows)
+
+
+def _reach(value, length: int) -> str:
+    return "full" if value is None else f"{100 * value / length:.0f}% ({value / 1000:.1f}k)"
+
+
+def _cwe_table(books: dict) -> str:
+    rows = []
+    for code in sorted(books):
+        f = books[code]
+        if "cwe_reach" not in f:
+            continue
+        cells = []
+        for task in ("cwe_easy", "cwe_hard"):
+            for length in STANDARD_LENGTHS:
+                here, upstream = f["cwe_reach"][task][str(length)]
+                cells.append("full" if here is None and upstream is None else
+                             f"{_reach(here, length)} / {_reach(upstream, length)}")
+        rows.append([f"`{code}`", _num(f["cwe_pool_upstream"]), _num(f["cwe_pool"])] + cells)
+    if not rows:
+        return "No CWE pool facts were recorded for this export."
+    header = ["lang", "pool, upstream", "pool, here"] + [f"{t.removeprefix('cwe_')} {render_length(n)}"
+                                                        for t in ("cwe_easy", "cwe_hard") for n in STANDARD_LENGTHS]
+    return _table(header, rows)
 
 
 def _config_stats_table(configs: dict) -> str:
@@ -114,14 +168,15 @@ def _fixes_table(fixes: list[dict]) -> str:
     for f in fixes:
         g = grouped[f["name"]]
         g["description"] = g["description"] or f["description"]
-        g["langs"].append((f["language"], f["count"]))
+        g["langs"].append((f["language"], f["count"], f.get("characters", 0)))
     rows = []
     for name in sorted(grouped):
         g = grouped[name]
-        total = sum(c for _, c in g["langs"])
-        per_lang = ", ".join(f"{lang} {_num(c)}" for lang, c in sorted(g["langs"]))
-        rows.append([f"`{name}`", g["description"], per_lang, _num(total)])
-    return _table(["fix", "what", "count per language", "total"], rows)
+        total = sum(c for _, c, _ in g["langs"])
+        per_lang = ", ".join(f"{lang} {_num(c)}" for lang, c, _ in sorted(g["langs"]))
+        removed = ", ".join(f"{lang} {_num(r)}" for lang, _, r in sorted(g["langs"]) if r) or "—"
+        rows.append([f"`{name}`", g["description"], per_lang, _num(total), removed])
+    return _table(["fix", "what", "count per language", "total", "characters removed"], rows)
 
 
 def _tokenizer_lines(configs: dict) -> str:
@@ -174,6 +229,9 @@ def render_sections(manifest: dict) -> dict[str, str]:
         "task_table": _task_table(),
         "language_table": _language_table(present),
         "book_table": _book_table(manifest.get("books", {})),
+        "haystack_table": _haystack_table(manifest.get("books", {})),
+        "draws_table": _draws_table(manifest.get("draws", {})),
+        "cwe_table": _cwe_table(manifest.get("books", {})),
         "config_stats_table": _config_stats_table(configs),
         "cwe_shortfalls": _shortfalls(configs),
         "fixes_table": _fixes_table(manifest.get("fixes", [])),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..base.files import atomic_write_bytes, sha256_bytes
+from .cardfacts import cwe_pool_facts, haystack_facts, key_draw_counts, marker_prefix
 from ..generate.rows import RowGenerator
 from ..generate.tokenizer import TokenizerRegistry
 from ..sources.fetch import default_cache_dir
@@ -26,13 +27,18 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 # The modules whose code decides the bytes of a shard (paths below builders/).
 GENERATOR_MODULES: tuple[str, ...] = (
     "spec/configs.py", "spec/defaults.py", "spec/languages.py", "spec/schema.py", "spec/tasks.py",
-    "sources/books.py", "sources/parse.py", "sources/store.py",
-    "generate/budget.py", "generate/cwe.py", "generate/niah.py", "generate/prepared.py", "generate/rng.py",
-    "generate/rows.py", "generate/segment.py", "generate/tokenizer.py",
+    "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
+    "generate/budget.py", "generate/cwe.py", "generate/niah.py", "generate/prepared.py", "generate/quotes.py",
+    "generate/rng.py", "generate/rows.py", "generate/segment.py", "generate/tokenizer.py",
     "export/shard.py",
 )
-# The modules whose code decides the card facts (data fixes, measured books).
-CARD_FACT_MODULES: tuple[str, ...] = ("sources/books.py", "sources/parse.py", "sources/store.py", "export/inputs.py")
+# The modules whose code decides the card facts (data fixes, measured books, pools, draws).
+CARD_FACT_MODULES: tuple[str, ...] = (
+    "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
+    "sources/upstream.py", "generate/segment.py", "generate/quotes.py", "generate/prepared.py", "generate/niah.py",
+    "spec/languages.py", "spec/tasks.py", "spec/configs.py", "export/inputs.py", "export/cardfacts.py",
+)
+CARD_FACT_KEYS: tuple[str, ...] = ("fixes", "books", "draws")
 
 
 def package_versions() -> dict[str, str]:
@@ -85,42 +91,53 @@ class BuildInputs:
                 "instruction_language": spec.instruction_language, "length": spec.length,
                 "packages": versions, "generator": generator_fingerprint()}
 
-    def card_facts(self) -> tuple[list[dict], dict]:
-        """(data fixes, measured books) for the card, cached on disk beside the sources.
+    def card_facts(self) -> dict:
+        """The facts the card states, cached on disk beside the sources: ``fixes`` (data fixes),
+        ``books`` (per language: the cleaned book measured in cl100k and o200k, its haystack's
+        sentence boundaries outside quotations, CWE pool sizes and reachable lengths here and under
+        upstream's rules) and ``draws`` (the distinct-key rule's redraws over the standard grid).
 
-        Computing them loads and tokenises all 26 books (~10 s); the cache key covers the source
-        hashes, the cl100k fingerprint, the oneruler version and the code that cleans the sources.
+        Computing them loads, segments and tokenises all 26 books (~30 s); the cache key covers the
+        source hashes, the tokenizer fingerprints, the oneruler version and the code behind the facts.
         """
         key = sha256_bytes(json.dumps(
-            [self.sources.file_hashes, self.tokenizers.get("cl100k").fingerprint, package_versions()["oneruler"],
+            [self.sources.file_hashes, self.tokenizers.get("cl100k").fingerprint,
+             self.tokenizers.get("o200k").fingerprint, package_versions()["oneruler"],
              modules_hash(CARD_FACT_MODULES)], sort_keys=True).encode())
         path = Path(self.cache_dir or default_cache_dir()) / "card-facts" / f"{key}.json"
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
-            return doc["fixes"], doc["books"]
-        except (OSError, ValueError, KeyError):
+            if set(doc) == set(CARD_FACT_KEYS):
+                return doc
+        except (OSError, ValueError):
             pass
-        fixes, books = self.fixes(), self.books()
+        doc = {"fixes": self.fixes(), "books": self.books(), "draws": key_draw_counts(self.sources)}
         try:
-            atomic_write_bytes(path, json.dumps({"fixes": fixes, "books": books}, sort_keys=True).encode("utf-8"))
+            atomic_write_bytes(path, json.dumps(doc, sort_keys=True).encode("utf-8"))
         except OSError:
             pass  # a read-only cache only costs time
-        return fixes, books
+        return doc
 
     def fixes(self) -> list[dict]:
         """The data fixes applied to the sources (for the card), in a canonical order."""
-        out = [{"name": f.name, "language": f.language, "count": int(f.count), "description": f.description}
-               for f in self.sources.fixes]
+        out = [{"name": f.name, "language": f.language, "count": int(f.count), "characters": int(f.characters),
+                "description": f.description} for f in self.sources.fixes]
         return sorted(out, key=lambda f: (f["name"], f["language"]))
 
     def books(self) -> dict:
-        """Per language: the book's source path, sha256 and measured cl100k tokens of the cleaned text."""
-        cl100k = self.tokenizers.get("cl100k")
+        """Per language: the book's source path, sha256, measured tokens of the cleaned text (cl100k,
+        o200k) and of the released file (cl100k), haystack boundary safety, and CWE pool facts."""
+        cl100k, o200k = self.tokenizers.get("cl100k"), self.tokenizers.get("o200k")
+        entries = [e for e in load_manifest() if e.kind == "book"]
+        markers = marker_prefix(cl100k, self.sources, [e.language for e in entries])
         out = {}
-        for entry in load_manifest():
-            if entry.kind != "book":
-                continue
+        for entry in entries:
             text = self.sources.book_text(entry.language)
-            out[entry.language] = {"path": entry.path, "sha256": entry.sha256, "tokenizer": cl100k.identity,
-                                   "characters": len(text), "tokens": cl100k.count(text)}
+            out[entry.language] = {
+                "path": entry.path, "sha256": entry.sha256, "tokenizer": cl100k.identity, "characters": len(text),
+                "tokens": cl100k.count(text), "o200k_tokens": o200k.count(text),
+                "released_tokens": cl100k.count(self.sources.released_book_text(entry.language)),
+                **haystack_facts(self.sources, entry.language),
+                **cwe_pool_facts(self.sources, cl100k, entry.language, markers),
+            }
         return dict(sorted(out.items()))

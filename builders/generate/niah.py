@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..base.errors import OneRulerError
 from ..sources.parse import NiahTemplate, NounTable
@@ -32,6 +33,7 @@ class NiahDraw:
     depths: tuple[int, ...]  # sorted, one per needle
     query_nouns: tuple[int, ...]
     answer_values: tuple[int, ...]  # empty for none_niah
+    key_redraws: int = 0  # noun draws rejected by the distinct-key rule before this one (for the card)
 
 
 def _conflicts(nouns: NounTable, ids: list[int]) -> bool:
@@ -49,7 +51,7 @@ def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTab
     rng = StableRng("oneruler-niah", seed, family, length, index, "xling" if cross_lingual else "mono")
     candidates = [i for i in range(len(nouns.rows)) if not (cross_lingual and i in CROSS_LINGUAL_EXCLUDED)]
     need = task.num_keys + (0 if task.relevant else 1)
-    for _ in range(MAX_KEY_DRAWS):
+    for redraws in range(MAX_KEY_DRAWS):
         ids = [candidates[j] for j in rng.sample(len(candidates), need)]
         if not _conflicts(nouns, ids):
             break
@@ -77,6 +79,7 @@ def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTab
         depths=tuple(depths),
         query_nouns=query_nouns,
         answer_values=answer_values,
+        key_redraws=redraws,
     )
 
 
@@ -111,13 +114,25 @@ def prompt_frame(task: NiahSpec, queries: list[str], inst: Language, template: N
     return head, tail + question_block + answer_block
 
 
-def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[int, ...], joiner: str) -> str:
-    """The context: needle i goes before sentence ``int(len(sentences) * depth_i / 100)``."""
-    k = len(sentences)
+def insertion_points(k: int, depths: tuple[int, ...], is_safe: Callable[[int], bool] | None = None) -> list[int]:
+    """Where each needle goes among k units: before unit ``int(k * depth / 100)`` (SPEC §4.5), moved on
+    to the next boundary outside every quotation and bracket (``is_safe``), or to the end of the
+    context if none is left. Depths are sorted, so the points are too."""
+    points = []
+    for depth in depths:
+        pos = int(k * depth / 100)
+        while is_safe is not None and pos < k and not is_safe(pos):
+            pos += 1
+        points.append(pos)
+    return points
+
+
+def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[int, ...], joiner: str,
+                   is_safe: Callable[[int], bool] | None = None) -> str:
+    """The context: each needle before the unit ``insertion_points`` gives (every boundary if no ``is_safe``)."""
     parts: list[str] = []
     last = 0
-    for depth, needle in zip(depths, needles):
-        pos = int(k * depth / 100)
+    for pos, needle in zip(insertion_points(len(sentences), depths, is_safe), needles):
         parts.extend(sentences[last:pos])
         parts.append(needle.text)
         last = pos
@@ -132,7 +147,7 @@ def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles:
     overhead = tokenizer.count(head) + tokenizer.count(tail) + sum(tokenizer.count_batch([joiner + n.text for n in needles]))
 
     def measure(k: int) -> tuple[int, str]:
-        context = insert_needles(book.take(k), needles, depths, joiner)
+        context = insert_needles(book.take(k), needles, depths, joiner, book.is_safe)
         return tokenizer.count(head + context + tail), context
 
     return fit_units(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 from ..sources.store import Sources
 from ..spec.languages import get_language
+from .quotes import safe_boundaries
 from .segment import split_sentences
 from .tokenizer import Tokenizer
 
@@ -21,6 +22,7 @@ class PreparedBook:
     costs: list[int]  # tokens of joiner + sentence
     prefix: list[int]  # prefix[i] = sum(costs[:i])
     scale: float = 1.0  # exact tokens of the joined book / sum of costs (joins merge tokens in zh/ja)
+    safe: list[bool] = field(default_factory=list)  # safe[i]: the boundary before sentence i is outside quotes
 
     @property
     def total(self) -> int:
@@ -41,6 +43,10 @@ class PreparedBook:
         raw = int(tokens / min(self.scale, 1.0)) + 1
         full, rest = divmod(raw, self.total)
         return full * len(self.sentences) + bisect.bisect_left(self.prefix, rest) + 1
+
+    def is_safe(self, k: int) -> bool:
+        """True if a needle may go before unit k: outside every quotation and bracket (quotes.py)."""
+        return not self.safe or self.safe[k % len(self.sentences)]
 
     def take(self, k: int) -> list[str]:
         """The first k units (cycling)."""
@@ -84,8 +90,10 @@ class PreparedCache:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
         key = (language, tokenizer.identity)
         if key not in self.books:
+            joiner = get_language(language).joiner
             sentences = split_sentences(language, self.sources.book_text(language))
-            self.books[key] = prepare_book(sentences, language, get_language(language).joiner, tokenizer)
+            self.books[key] = prepare_book(sentences, language, joiner, tokenizer)
+            self.books[key].safe = safe_boundaries(language, sentences, joiner)
         return self.books[key]
 
     def pool(self, language: str, tokenizer: Tokenizer) -> PreparedPool:

@@ -43,6 +43,7 @@ class DataFix:
     language: str
     count: int
     description: str
+    characters: int = 0  # characters removed from the source text (layout whitespace included)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .parse import (
     parse_noun_table,
     parse_word_pool,
 )
+from .upstream import upstream_english_pool, upstream_word_pool
 
 
 class Sources:
@@ -54,8 +55,7 @@ class Sources:
         return dict(sorted(hashes.items()))
 
     def _load_book(self, language: str) -> tuple[str, list[DataFix]]:
-        data, where = self._bytes("book", language)
-        return clean_book(decode_utf8(data, where), language)
+        return clean_book(self.released_book_text(language), language)
 
     def _load_niah(self, language: str) -> tuple[NiahTemplate, list[DataFix]]:
         data, where = self._bytes("niah_prompt", language)
@@ -81,6 +81,11 @@ class Sources:
             self.parsed[key] = loader(language)
         return self.parsed[key]
 
+    def released_book_text(self, language: str) -> str:
+        """The book exactly as upstream released it (before any fix or whitespace collapse)."""
+        data, where = self._bytes("book", language)
+        return decode_utf8(data, where)
+
     def book_text(self, language: str) -> str:
         """The cleaned book of a language with whitespace collapsed to single spaces."""
         return self._get("book", language)[0]  # type: ignore[return-value]
@@ -96,6 +101,13 @@ class Sources:
     def word_pool(self, language: str) -> WordPool:
         """The CWE candidate words of a language."""
         return self._get("pool", language)[0]  # type: ignore[return-value]
+
+    def upstream_word_pool(self, language: str) -> tuple[str, ...]:
+        """The CWE pool upstream's code builds for a language (for the card's comparison)."""
+        if language == "en":
+            return upstream_english_pool(english_lists())
+        data, where = self._bytes("dictionary", language)
+        return upstream_word_pool(data, where)
 
     @cached_property
     def nouns(self) -> NounTable:
@@ -113,10 +125,10 @@ class Sources:
         return out
 
 
-def english_pool() -> WordPool:
-    """wonderwords' noun, adjective and verb lists (the pinned version, verified by sha256)."""
+def english_lists() -> list[str]:
+    """wonderwords' noun, adjective and verb lists as text (the pinned version, verified by sha256)."""
     assets = importlib.resources.files("wonderwords") / "assets"
-    words: set[str] = set()
+    texts = []
     for entry in load_packaged_wordlists():
         name = entry.path.rsplit("/", 1)[-1]
         data = (assets / name).read_bytes()
@@ -125,7 +137,13 @@ def english_pool() -> WordPool:
                 f"wonderwords {name}: sha256 differs from the pinned wonderwords=={WONDERWORDS_VERSION} list; "
                 f"install that version (pip install wonderwords=={WONDERWORDS_VERSION})"
             )
-        words.update(w.strip() for w in data.decode("utf-8").splitlines() if w.strip())
+        texts.append(data.decode("utf-8"))
+    return texts
+
+
+def english_pool() -> WordPool:
+    """wonderwords' noun, adjective and verb lists, stripped, without words containing digits."""
+    words = {w.strip() for text in english_lists() for w in text.splitlines() if w.strip()}
     words = {w for w in words if not re.search(r"\d", w)}
     return WordPool("en", tuple(sorted(words)))
 

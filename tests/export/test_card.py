@@ -33,16 +33,32 @@ def entry(name: str, task: str, ctx: str, inst: str, length: int, exhausted: int
             "packages": {"oneruler": "0.1.0", "pyarrow": "26.0.1"}}
 
 
+def book(tokens: int, o200k: int, pool: tuple[int, int], short: dict | None = None, released: int = 0) -> dict:
+    """The card facts of one book (``BuildInputs.books``), written by hand."""
+    reach = {t: {str(n): [None, None] for n in (8000, 32000, 64000, 128000)} for t in ("cwe_easy", "cwe_hard")}
+    for task, cells in (short or {}).items():
+        reach[task].update(cells)
+    return {"tokens": tokens, "o200k_tokens": o200k, "released_tokens": released or tokens, "sha256": "00" * 32, "path": "b", "tokenizer": "cl100k_base",
+            "characters": 1, "sentences": 306, "boundaries": 305, "safe_boundaries": 279,
+            "cwe_pool_upstream": pool[0], "cwe_pool": pool[1], "cwe_reach": reach}
+
+
 def manifest(configs: dict) -> dict:
     return {
         "format": "oneruler-export/1", "sources": {"OneRuler/data/x.txt": "ef" * 32},
         "fixes": [
-            {"name": "footnote_markers", "language": "pl", "count": 287, "description": "removed footnote markers like [12]"},
-            {"name": "footnote_markers", "language": "zh", "count": 131, "description": "removed footnote markers like [12]"},
-            {"name": "cwe_korean_homograph_digits", "language": "ko", "count": 1440, "description": "stripped homograph numbers"},
+            {"name": "footnote_markers", "language": "pl", "count": 287, "characters": 1327,
+             "description": "removed footnote markers like [12]"},
+            {"name": "footnote_markers", "language": "zh", "count": 131, "characters": 422,
+             "description": "removed footnote markers like [12]"},
+            {"name": "cwe_korean_homograph_digits", "language": "ko", "count": 1440, "characters": 0,
+             "description": "stripped homograph numbers"},
         ],
-        "books": {"ko": {"tokens": 12_000, "sha256": "00" * 32, "path": "b", "tokenizer": "cl100k_base", "characters": 1},
-                  "pl": {"tokens": 600_000, "sha256": "11" * 32, "path": "c", "tokenizer": "cl100k_base", "characters": 1}},
+        "books": {"ko": book(12_000, 8_071, pool=(2605, 4003), short={"cwe_easy": {"128000": [100_739, 68_890]}},
+                             released=12_279),
+                  "pl": book(600_000, 500_000, pool=(8328, 8551))},
+        "draws": {"mk_niah": {"draws": 400, "redrawn": 4, "rejected": 4},
+                  "none_niah": {"draws": 400, "redrawn": 13, "rejected": 13}},
         "configs": configs,
     }
 
@@ -98,12 +114,15 @@ def test_card_prose_is_generated_from_the_data(small):
     # per-config stats rows, with CWE shortfalls
     assert re.search(r"\| `ko_cwe_easy_128k` \| 50 \| cl100k_base \| 127,950 \| 127,910 \| 127,940 \| 127,969 \| 50/50 \|", body)
     assert "`ko_cwe_easy_128k`: 50 of 50 examples use the whole pool of 2,000 words" in body
-    # fixes grouped with per-language counts and totals
-    assert "| `footnote_markers` | removed footnote markers like [12] | pl 287, zh 131 | 418 |" in body
+    # fixes grouped with per-language counts, totals and characters removed
+    assert "| `footnote_markers` | removed footnote markers like [12] | pl 287, zh 131 | 418 | pl 1,327, zh 422 |" in body
+    assert "| `cwe_korean_homograph_digits` | stripped homograph numbers | ko 1,440 | 1,440 | — |" in body
     # languages and books: all 26 rows with paper facts; measured tokens and repetition for short books
     for code, lang in LANGUAGES.items():
         assert f"| `{code}`" in body and lang.book.author in body
-    assert "| 12,000 | 10.7× |" in body  # ko: 128,000 / 12,000
+    assert "| 12,279 | 12,279 | 8,071 | 12,000 | 10.7× |" in body  # ko: paper, released, o200k, cl100k, 128k / 12k
+    assert "equals the cl100k count of the released file for 1 of 26 books" in body
+    assert "tokens reported in the paper (Table 4)" in body and "tokens (paper, o200k)" not in body
     assert "128,000" in body and "131,072" in body
     assert "not in this export" in body
 
@@ -135,3 +154,56 @@ def test_empty_export_and_unknown_placeholder():
                                      (2_000_000, "1M<n<10M")])
 def test_size_category(n, label):
     assert size_category(n) == label
+
+
+def test_card_states_the_scoring_policies_truthfully(small):
+    body = render_card(small)
+    assert "reproduces upstream `eval/evaluate.py` exactly" not in body
+    assert "footnote 10" in body and "--missing-policy upstream" in body and 'missing_policy="upstream"' in body
+    assert "<think>" in body and "--keep-think" in body and "strip_think=False" in body
+    assert "--answer-tag" in body and "answer_tag=True" in body and "DeepSeek" in body
+
+
+def test_card_titles_speakers_and_new_tables(small):
+    body = render_card(small)
+    for title in ("Call to Arms (呐喊)", "Pure Heart (Tố Tâm)", "Maisha yangu na baada ya Miaka Hamsini"):
+        assert title in body
+    assert "(喊)" not in body and "To tam" not in body
+    for code, lang in LANGUAGES.items():  # Table 2's speakers column
+        assert f"| {lang.morphology} | {lang.speakers} | {lang.wikipedia_articles:,} |" in body, code
+    assert "| `mk_niah` | 400 | 4 | 4 |" in body and "| `none_niah` | 400 | 13 | 13 |" in body
+    assert "| `ko` | 2,605 | 4,003 | full | full | full | 79% (100.7k) / 54% (68.9k) | full | full | full | full |" in body
+    assert "| `pl` | 8,328 | 8,551 | full |" in body
+    assert "| `ko` | 306 | 26 | 91.5% |" in body  # haystack units, boundaries inside quotations, safe share
+    assert "a sentence or two" in body
+    assert "ruby" in body and "憚はばかる" in body
+
+
+def test_card_of_an_old_manifest_without_the_new_facts(small):
+    old = copy.deepcopy(small)
+    del old["draws"]
+    old["books"] = {"ko": {"tokens": 12_000}}
+    body = render_card(old)
+    assert "No draw counts were recorded" in body and "No CWE pool facts were recorded" in body
+    assert "| 12,279 | n/a | n/a | 12,000 | 10.7× |" in body and "for 0 of 26" not in body
+
+
+def test_card_regenerated_from_an_export_shows_the_facts(tmp_path, source_cache):
+    """A real (one-config) export: the README carries the measured facts of all 26 books."""
+    from builders.export.build import build_dataset
+    from builders.export.manifest import read_manifest
+
+    out = tmp_path / "export"
+    build_dataset(["ko_s_niah_8k"], out, samples=1, cache_dir=str(source_cache), progress=False)
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    manifest = read_manifest(out)
+    assert readme == render_readme(manifest)
+    assert manifest["draws"]["none_niah"]["draws"] == 400
+    assert manifest["books"]["ko"]["o200k_tokens"] < LANGUAGES["ko"].book.paper_o200k_tokens
+    for lang, upstream, here in [("zh", 2173, 3558), ("ko", 2605, 4003), ("vi", 6254, 7195), ("pt", 7617, 8502)]:
+        assert f"| `{lang}` | {upstream:,} | {here:,} |" in readme
+    zh = manifest["books"]["zh"]["cwe_reach"]["cwe_easy"]
+    assert zh["64000"][0] is None and 50_000 < zh["64000"][1] < 64_000  # no longer runs out here, did upstream
+    assert 85_000 < zh["128000"][0] < 95_000 and 55_000 < zh["128000"][1] < 62_000
+    assert "| `sw_glossary` |" in readme and "| `uk_latin_letters` |" in readme
+    assert "equals the cl100k count of the released file for 23 of 26 books" in readme  # not o200k

@@ -44,6 +44,36 @@ def needle_text(key: str, value: str, lang: str, sources: Sources) -> str:
     return text.rstrip() + get_language(lang).full_stop
 
 
+# The quotation marks each book uses (opening → closing), written out here from the books themselves
+# rather than taken from builders/generate/quotes.py; brackets in every language.
+QUOTE_PAIRS = {"da": "»«", "de": "»«›‹", "hu": "»«", "fr": "«»", "it": "«»", "es": "«»", "no": "«»", "fa": "«»",
+               "ru": "«»„“", "uk": "«»", "sr": "«»", "cs": "„“‚‘", "pl": "„”", "ja": "「」『』“”"}
+
+
+def quote_pairs(lang: str) -> dict[str, str]:
+    marks = QUOTE_PAIRS.get(lang, "“”‘’") + "()[]（）"
+    return {marks[i]: marks[i + 1] for i in range(0, len(marks), 2)}
+
+
+def check_needle_outside_quotations(lang: str, context: str, needle: str) -> None:
+    """Not followed by a closing mark, not preceded by an opening one, and not between an opening
+    mark and its closing mark (the nearest marks on either side; ’ before a letter is an apostrophe)."""
+    pairs = quote_pairs(lang)
+    start = context.index(needle)
+    end = start + len(needle)
+    assert context[:start].rstrip()[-1:] not in pairs, (lang, context[start - 80:end + 40])
+    after = context[end:].lstrip()[:2]
+    assert not (after[:1] in pairs.values() and not after[1:].isalnum()), (lang, context[start - 80:end + 40])
+
+    def is_mark(i: int) -> bool:
+        c = context[i]
+        return (c in pairs or c in pairs.values()) and not (c == "’" and context[i + 1:i + 2].isalnum())
+
+    before = next((context[i] for i in range(start - 1, -1, -1) if is_mark(i)), None)
+    following = next((context[i] for i in range(end, len(context)) if is_mark(i)), None)
+    assert not (before in pairs and pairs[before] == following), (lang, context[start - 80:end + 40])
+
+
 def check_niah_row(row: dict, generator: RowGenerator, tokenizer) -> None:
     sources = generator.sources
     task = TASKS[row["task"]]
@@ -57,6 +87,7 @@ def check_niah_row(row: dict, generator: RowGenerator, tokenizer) -> None:
     for n in row["needles"]:
         assert re.fullmatch(r"[1-9]\d{6}", n["value"])
         assert context.count(needle_text(n["key"], n["value"], ctx, sources)) == 1
+        check_needle_outside_quotations(ctx, context, needle_text(n["key"], n["value"], ctx, sources))
     found = re.findall(r"(?<!\d)\d{7}(?!\d)", row["input"])
     assert sorted(found) == sorted(n["value"] for n in row["needles"])
     assert len({n["value"] for n in row["needles"]}) == len(row["needles"])
@@ -154,6 +185,30 @@ def test_every_task_at_8k(generator, lang, sources, cl100k):
         spec = ConfigSpec(lang, task, 8_000)
         for row in generator.rows(spec, samples=SAMPLES_8K):
             check_row(row, generator, cl100k)
+
+
+@pytest.mark.parametrize("lang", LANGUAGE_CODES)
+def test_needles_outside_quotations_at_32k(generator, lang, cl100k):
+    """Issue 10: in every language no needle sits inside someone's speech or a parenthesis."""
+    for task in ("mk_niah", "mv_niah"):
+        for row in generator.rows(ConfigSpec(lang, task, 32_000), samples=2):
+            check_row(row, generator, cl100k)
+
+
+def test_needles_move_to_the_next_boundary_outside_quotations(generator, cl100k):
+    """The nominal point int(k * depth / 100) moves on to the next safe boundary, never back."""
+    from builders.generate.niah import insertion_points
+
+    book = generator.prepared.book("da", cl100k)
+    unsafe = [i for i in range(1, 300) if not book.is_safe(i)]
+    assert len(unsafe) > 10  # da has dialogue in » … «
+    points = insertion_points(300, tuple(range(101)), book.is_safe)
+    for depth, point in zip(range(101), points):
+        nominal = int(300 * depth / 100)
+        assert point >= nominal and book.is_safe(point) or point == 300
+        assert all(not book.is_safe(j) for j in range(nominal, point))
+    assert points == sorted(points) and points[0] == 0 and points[-1] == 300
+    assert insertion_points(300, (50,), None) == [150]
 
 
 @pytest.mark.parametrize("name", ["en_s_niah_128k", "ko_mk_niah_128k", "zh_mv_niah_128k", "ta_none_niah_128k",

@@ -49,3 +49,43 @@ def test_overlong_sentences_are_cut_at_secondary_boundaries():
 def test_cjk_text_splits_at_full_stops_without_spaces():
     sentences = split_sentences("zh", "我走了。你呢？他笑了。")
     assert sentences == ["我走了。", "你呢？", "他笑了。"]
+
+
+# One case per quotation style: a closing mark the masked segmenter leaves at the start of the next
+# piece goes back to its sentence, with or without a space after it.
+@pytest.mark.parametrize("lang,text,expected", [
+    ("da", "»Ja, det er rigtigt.« »Var det ham?« spurgte hun.",  # » … « (da, de, hu)
+     ["»Ja, det er rigtigt.«", "»Var det ham?« spurgte hun."]),
+    ("de", "Er rief: »Komm her! Sofort!« Dann ging er.", ["Er rief: »Komm her!", "Sofort!«", "Dann ging er."]),
+    ("hu", "»Jó napot. Hogy van?« kérdezte. Ment.", ["»Jó napot.", "Hogy van?«", "kérdezte.", "Ment."]),
+    ("fr", "Il dit : « Bonjour. Comment allez-vous ? » Elle sourit.",  # « … » (fr, it, es, no, ru, fa)
+     ["Il dit : « Bonjour.", "Comment allez-vous ? »", "Elle sourit."]),
+    ("ru", "«Кто там? Это я.» — спросил он. Тишина.", ["«Кто там?", "Это я.»", "— спросил он.", "Тишина."]),
+    ("cs", "Řekl: „Pojď sem. Hned!“ A odešel.", ["Řekl: „Pojď sem.", "Hned!“", "A odešel."]),  # „ … “
+    ("cs", "Řekl: ‚Pojď sem. Hned!‘ „Tedy hrajeme?“", ["Řekl: ‚Pojď sem.", "Hned!‘", "„Tedy hrajeme?“"]),
+    ("pl", "Powiedział: „Chodź tu. Zaraz!” I poszedł.", ["Powiedział: „Chodź tu.", "Zaraz!”", "I poszedł."]),
+    ("sv", "»Är det ditt? Ja.» Han gick. »Nej.»", ["»Är det ditt?", "Ja.»", "Han gick.", "»Nej.»"]),  # » … »
+    ("en", "“Christmas won’t be Christmas. Oh!” grumbled Jo. ‘Fine. Yes.’ Done.",
+     ["“Christmas won’t be Christmas.", "Oh!”", "grumbled Jo.", "‘Fine.", "Yes.’", "Done."]),
+    ("hi", "उसने कहा ‘मैं आया। तुम जाओ।’ फिर वह चला गया।", ["उसने कहा ‘मैं आया।", "तुम जाओ।’", "फिर वह चला गया।"]),
+    ("zh", "“女王”的魔法数字。”他仍然笑着说。", ["“女王”的魔法数字。”", "他仍然笑着说。"]),  # no space after ”
+    ("ja", "「先生。」と私は言った。『こころ。』", ["「先生。」", "と私は言った。", "『こころ。』"]),
+    ("it", "Disse (non era vero. Affatto.) e andò.", ["Disse (non era vero.", "Affatto.)", "e andò."]),
+    ("ko", '"난수야. 어디 가니?" 하고 물었다.', ['"난수야.', '어디 가니?"', '하고 물었다.']),
+])
+def test_closing_marks_stay_with_their_sentence(lang, text, expected):
+    assert split_sentences(lang, text) == expected
+
+
+def test_marks_that_open_or_are_apostrophes_are_not_moved():
+    # es opens a continued quotation with », ’Tis is an apostrophe: neither goes back
+    assert split_sentences("es", "Así fue. »Pusimos centinelas.")[-1] == "»Pusimos centinelas."
+    assert split_sentences("en", "It is a dangerous book.’ ’Tisn’t!")[-1] == "’Tisn’t!"
+
+
+def test_an_opening_mark_left_at_the_end_of_a_piece_goes_forward():
+    from builders.generate.segment import _move_edge_marks
+
+    pieces = ["Han sagde: »", "Kom her!« ", "Slut."]
+    assert _move_edge_marks("da", pieces) == ["Han sagde: ", "»Kom her!« ", "Slut."]
+    assert "".join(_move_edge_marks("da", pieces)) == "".join(pieces)
