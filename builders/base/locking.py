@@ -6,13 +6,16 @@ folders it created, and takes ``folder/.oneruler.lock``. Another process holding
 print one line saying so and wait at most that long. The lock is the kernel's ``flock``: it is
 released when the holder exits, even by SIGKILL, so a killed build never leaves a stale lock.
 
-A holder may remove what taking the lock added (``remove_created``: the lock file and the folders
-it made, for a command that failed before writing anything); a waiter then finds the lock file or
-the folder gone, makes it again and retries.
+The lock file exists only while a writer holds it: ``release`` deletes it first (a finished
+export holds no stray file), and ``remove_created`` also removes the folders the lock made (for a
+command that failed before writing anything). A waiter whose lock file was deleted meanwhile finds
+it unlinked (``filelock`` >= 4 checks ``st_nlink``), makes it again and retries, so two writers
+never hold the same folder.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -41,7 +44,7 @@ def make_folders(folder: Path) -> list[Path]:
         except FileExistsError:
             pass  # another process made it first: not ours to remove
     if not folder.is_dir():
-        raise NotADirectoryError(20, "exists and is not a folder", str(folder))
+        raise NotADirectoryError(errno.ENOTDIR, "exists and is not a folder", str(folder))
     return created
 
 
@@ -56,7 +59,6 @@ class FolderLock:
         self.log = log or (lambda msg: None)
         self.what = what
         self.created: list[Path] = []  # folders this lock made
-        self.made_lock_file = False
         self._lock: FileLock | None = None
 
     def acquire(self) -> FolderLock:
@@ -65,12 +67,10 @@ class FolderLock:
         said = False
         while True:
             self.created += make_folders(self.folder)
-            existed = self.path.exists()
             lock = FileLock(str(self.path))
             try:
                 lock.acquire(timeout=0)
                 self._lock = lock
-                self.made_lock_file = not existed
                 return self
             except FileNotFoundError:
                 continue  # the holder removed the folder it had created; make it again
@@ -93,20 +93,22 @@ class FolderLock:
                 f"let it finish, pass --wait SECONDS to queue behind it, or write into another folder")
 
     def release(self) -> None:
-        """Release the lock (idempotent)."""
+        """Delete the lock file, then release the lock (idempotent)."""
         if self._lock is not None:
-            self._lock.release()
-            self._lock = None
+            try:
+                self.path.unlink(missing_ok=True)
+            finally:
+                self._lock.release()
+                self._lock = None
 
     def remove_created(self) -> bool:
-        """While holding the lock: remove what taking it added (the lock file, the folders it made) and release.
+        """Release, and remove the folders this lock created if nothing else is in them.
 
-        Folders are removed only if nothing else is in them. Returns whether the folder is gone.
-        Used by a command that failed before writing anything, to leave the disk as it found it.
+        Returns whether the folder is gone. Used by a command that failed before writing anything,
+        to leave the disk as it found it.
         """
-        if self._lock is None or not self.made_lock_file:
+        if self._lock is None:
             return False
-        self.path.unlink(missing_ok=True)
         self.release()
         for path in reversed(self.created):
             try:

@@ -70,9 +70,11 @@ def verify_command(out_dir, num_proc, mirror, cache_dir, tokenizers, checksums_o
                            checksums_only=checksums_only, progress=not quiet, log=click.echo)
     n_ok = sum(v == "identical" for v in report.results.values())
     if not report.ok:
-        raise CheckFailed(
-            f"{out_dir}: {len(report.results) - n_ok} of {len(report.results)} config(s) differ or could not be rebuilt"
-            + (f"; {len(report.problems)} other problem(s): " + "; ".join(report.problems) if report.problems else "")
-        )
+        found = []
+        if n_ok < len(report.results):
+            found.append(f"{len(report.results) - n_ok} of {len(report.results)} config(s) differ or could not be rebuilt")
+        if report.problems:
+            found.append(f"{len(report.problems)} {'other ' if found else ''}problem(s): " + "; ".join(report.problems))
+        raise CheckFailed(f"{out_dir}: " + "; ".join(found))
     what = "checksums match" if checksums_only else "rebuilt identical"
     click.echo(f"verified {out_dir}: {n_ok}/{len(report.results)} configs {what}")

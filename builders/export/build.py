@@ -246,7 +246,7 @@ def _build_locked(out: Path, specs: list[ConfigSpec], inputs: BuildInputs, sampl
 
 
 def _leave_as_found(out: Path, lock: FolderLock, journal: Journal) -> None:
-    """After a failure that committed nothing: remove the staging area, the lock file and folders this build made."""
+    """After a failure that committed nothing: remove the staging area and the folders this build made."""
     with contextlib.suppress(OSError):
         journal.discard()
         lock.remove_created()

@@ -80,10 +80,11 @@ def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
         assert lock.created == []  # the folder was the killed holder's; the lock is free at once
 
 
-def test_remove_created_removes_only_what_the_lock_created(tmp_path):
+def test_the_lock_file_exists_only_while_held_and_created_folders_can_be_removed(tmp_path):
     (tmp_path / "kept").mkdir()
     lock = FolderLock(tmp_path / "kept" / "a" / "b").acquire()
     assert lock.created == [tmp_path / "kept" / "a", tmp_path / "kept" / "a" / "b"]
+    assert [p.name for p in lock.folder.iterdir()] == [LOCK_NAME]
     assert lock.remove_created() is True
     assert [p.name for p in tmp_path.iterdir()] == ["kept"] and not any((tmp_path / "kept").iterdir())
     # something else in the folder: only the lock file goes
@@ -91,11 +92,25 @@ def test_remove_created_removes_only_what_the_lock_created(tmp_path):
     (tmp_path / "kept" / "c" / "manifest.json").write_text("{}")
     assert lock.remove_created() is False
     assert [p.name for p in (tmp_path / "kept" / "c").iterdir()] == ["manifest.json"]
-    # a lock file that was there stays (it is the folder's), and a folder that existed is never removed
-    FolderLock(tmp_path / "kept" / "c").acquire().release()
+    # a folder that existed is never removed; a plain release leaves no lock file either
     with FolderLock(tmp_path / "kept" / "c") as again:
-        assert again.created == [] and not again.made_lock_file and again.remove_created() is False
-    assert sorted(p.name for p in (tmp_path / "kept" / "c").iterdir()) == [LOCK_NAME, "manifest.json"]
+        assert again.created == [] and (again.folder / LOCK_NAME).is_file()
+    assert [p.name for p in (tmp_path / "kept" / "c").iterdir()] == ["manifest.json"]
+
+
+def test_a_waiter_and_a_newcomer_never_both_hold_a_folder_whose_lock_file_was_deleted(tmp_path):
+    """The holder deletes its lock file on release while one process waits on the old file."""
+    folder = tmp_path / "export"
+    holder = start(folder)
+    assert line_of(holder).startswith("locked")
+    waiter = start(folder, wait=60)
+    assert line_of(waiter).startswith("waiting")
+    finish(holder)  # deletes the lock file, then releases
+    assert line_of(waiter).startswith("locked")
+    with pytest.raises(BusyError):  # the newcomer sees the waiter's (new) lock file held
+        FolderLock(folder).acquire()
+    finish(waiter)
+    assert not (folder / LOCK_NAME).exists()
 
 
 def test_a_waiter_takes_over_a_folder_its_creator_removed(tmp_path):

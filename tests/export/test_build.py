@@ -296,7 +296,7 @@ def assert_export_is_exact(out: Path) -> dict:
     assert not any(check_shards(out, manifest).values()), check_shards(out, manifest)
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     listed = sorted(e["file"] for e in manifest["configs"].values())
-    assert on_disk == sorted([".oneruler.lock", "README.md", "manifest.json", *listed])
+    assert on_disk == sorted(["README.md", "manifest.json", *listed])  # no lock file, staging or temp file
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir()) == sorted(
         {"data", *(str(Path(f).parent) for f in listed)})
     assert (out / "README.md").read_text(encoding="utf-8") == render_readme(manifest)

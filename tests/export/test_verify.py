@@ -114,20 +114,3 @@ def test_verify_refuses_a_folder_without_manifest(tmp_path, source_cache):
     res = cli(["verify", str(tmp_path / "empty")], tmp_path, source_cache)
     assert res.returncode == 2 and "no manifest.json" in res.stderr
 
-
-def test_verify_fails_on_an_empty_export_and_on_mixed_sample_counts(copy_of, tmp_path, source_cache):
-    from builders.export.manifest import new_manifest
-
-    (tmp_path / "empty").mkdir()
-    write_manifest(tmp_path / "empty", new_manifest())
-    res = cli(["verify", str(tmp_path / "empty"), "--quiet"], tmp_path, source_cache)
-    assert res.returncode == 1 and res.stdout == ""
-    assert res.stderr.startswith(f"error: {tmp_path / 'empty'}: the export holds no config")
-    # one config's entry claims another sample count: the export no longer holds one
-    manifest = read_manifest(copy_of)
-    manifest["configs"]["da_s_niah_8k"]["samples"] = 3
-    write_manifest(copy_of, manifest)
-    res = cli(["verify", str(copy_of), "--checksums-only"], tmp_path, source_cache)
-    assert res.returncode == 1
-    assert ("FAIL  the export mixes seeds or sample counts: --seed 42 --samples 2 (2 configs); "
-            "--seed 42 --samples 3 (1 config)") in res.stdout
