@@ -27,6 +27,7 @@ from .errors import BusyError
 
 LOCK_NAME = ".oneruler.lock"
 POLL_S = 0.1
+MAX_VANISHED = 100  # the folder cannot keep disappearing under us; something else is wrong
 
 
 def make_folders(folder: Path) -> list[Path]:
@@ -64,7 +65,7 @@ class FolderLock:
     def acquire(self) -> FolderLock:
         """Create the folder if needed and take its lock (or raise BusyError)."""
         deadline = time.monotonic() + self.wait
-        said = False
+        said, vanished = False, 0
         while True:
             self.created += make_folders(self.folder)
             lock = FileLock(str(self.path))
@@ -73,6 +74,9 @@ class FolderLock:
                 self._lock = lock
                 return self
             except FileNotFoundError:
+                vanished += 1
+                if vanished > MAX_VANISHED:
+                    raise
                 continue  # the holder removed the folder it had created; make it again
             except Timeout:
                 pass
