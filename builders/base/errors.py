@@ -5,6 +5,10 @@ No dependency: every layer may raise these; only ``builders.cli`` turns them int
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+
 
 class OneRulerError(Exception):
     """Base class: a clear message naming the thing at fault. Exit code 2 (bad input)."""
@@ -30,6 +34,46 @@ class CheckFailed(OneRulerError):
     """A verification found a difference. Exit code 1."""
 
     exit_code = 1
+
+
+class BusyError(OneRulerError):
+    """Another process holds the lock of a folder this command must write. Exit code 2."""
+
+
+# errno -> (what happened, what would fix it), for the one-line message of an OSError.
+OS_ERROR_FIXES: dict[int, tuple[str, str]] = {
+    errno.EACCES: ("permission denied", "make it writable (and readable) for this user, or choose another folder"),
+    errno.EPERM: ("operation not permitted", "make it writable for this user, or choose another folder"),
+    errno.EROFS: ("read-only file system", "choose a folder on a writable file system"),
+    errno.ENOSPC: ("no space left on the device", "free some space or choose a folder on another disk"),
+    errno.EDQUOT: ("disk quota exceeded", "free some space or choose a folder on another disk"),
+    errno.EFBIG: ("file too large: the file-size limit was reached (ulimit -f, or the file system's)",
+                  "raise the limit (ulimit -f unlimited) or choose a folder on another file system"),
+    errno.ENOENT: ("no such file or folder", "check the path"),
+    errno.ENOTDIR: ("a part of the path is a file, not a folder", "check the path"),
+    errno.EISDIR: ("is a folder, not a file", "check the path"),
+    errno.EEXIST: ("already exists", "remove it or choose another path"),
+    errno.EMFILE: ("too many open files", "raise the limit (ulimit -n)"),
+    errno.EIO: ("input/output error", "check the disk"),
+}
+_ERRNO_IN_TEXT = re.compile(r"\[?errno (\d+)\]?", re.IGNORECASE)
+
+
+def os_errno(exc: OSError) -> int | None:
+    """The errno of an OSError, also when a library only wrote it into the message (pyarrow)."""
+    if exc.errno is not None:
+        return exc.errno
+    m = _ERRNO_IN_TEXT.search(str(exc))
+    return int(m.group(1)) if m else None
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an OSError: the path(s) it names, what happened, and what would fix it."""
+    code = os_errno(exc)
+    what, fix = OS_ERROR_FIXES.get(code, (exc.strerror or (os.strerror(code) if code else str(exc)), ""))
+    paths = [os.fspath(p) for p in (exc.filename, exc.filename2) if p is not None]
+    where = " -> ".join(paths) + ": " if paths else ""
+    return f"{where}{what}" + (f"; {fix}" if fix else "")
 
 
 def problems_error(problems: list[str], what: str, shown: int = 20) -> OneRulerError:

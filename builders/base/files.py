@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from .errors import os_errno
+
 CHUNK = 1 << 20
 TMP_PREFIX = ".tmp-"
 
@@ -38,17 +40,36 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def temp_file_beside(path: Path, suffix: str = "") -> tuple[int, Path]:
-    """A new hidden temp file in ``path``'s folder (created if needed), with the umask-based mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=suffix, dir=path.parent)
-    os.chmod(tmp, file_mode())
+def new_temp_file(folder: Path, prefix: str = TMP_PREFIX, suffix: str = "") -> tuple[int, Path]:
+    """A new temp file in ``folder`` (created if needed) with the umask-based mode, not mkstemp's 0600."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)
+    try:
+        os.fchmod(fd, file_mode())
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
     return fd, Path(tmp)
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, fsync: bool = True) -> None:
-    """Call ``write(handle)`` on a temp file beside ``path``, then rename it to ``path``."""
-    path = Path(path)
+def temp_file_beside(path: Path, suffix: str = "") -> tuple[int, Path]:
+    """A new hidden temp file in ``path``'s folder (created if needed), with the umask-based mode."""
+    return new_temp_file(Path(path).parent, TMP_PREFIX, suffix)
+
+
+def named_os_error(exc: OSError, path: str | os.PathLike) -> OSError:
+    """``exc`` itself if it names a file, else the same error naming ``path`` (``fh.write`` names none)."""
+    code = os_errno(exc)
+    if exc.filename is not None or code is None:
+        return exc
+    named = OSError(code, os.strerror(code), os.fspath(path))
+    named.__cause__ = exc
+    return named
+
+
+def _write_temp(path: Path, write: Callable[[BinaryIO], None], fsync: bool) -> Path:
     fd, tmp = temp_file_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -56,6 +77,20 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, 
             fh.flush()
             if fsync:
                 os.fsync(fh.fileno())
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise named_os_error(exc, path) from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, fsync: bool = True) -> None:
+    """Call ``write(handle)`` on a temp file beside ``path``, then rename it to ``path``."""
+    path = Path(path)
+    tmp = _write_temp(path, write, fsync)
+    try:
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -65,3 +100,23 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (see the module docstring)."""
     atomic_write(path, lambda fh: fh.write(data))
+
+
+def atomic_write_all(files: dict[Path, bytes], before_rename: Callable[[], None] | None = None) -> None:
+    """Write several files that must change together: every temp file first, then the renames.
+
+    A full disk or a permission error fails while only temp files exist (they are removed), so the
+    files keep their old content together; the renames that follow need no space. ``before_rename``
+    runs once every temp file is written (e.g. to move into place what the files describe).
+    """
+    temps: dict[Path, Path] = {}
+    try:
+        for path, data in files.items():
+            temps[Path(path)] = _write_temp(Path(path), lambda fh, data=data: fh.write(data), True)
+        if before_rename is not None:
+            before_rename()
+        for path, tmp in temps.items():
+            os.replace(tmp, path)
+    finally:
+        for tmp in temps.values():
+            tmp.unlink(missing_ok=True)

@@ -94,6 +94,14 @@ class ConfigProgress:
             self.overall.write(f"{name}: {detail}", file=sys.stderr)
         self.overall.update(1)
 
+    def warn(self, message: str) -> None:
+        """A ``warning:`` line on stderr, shown even with progress turned off (above the bars on a terminal)."""
+        line = f"warning: {message}"
+        if self.overall is not None:
+            self.overall.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
     def close(self) -> None:
         """Close every bar."""
         for name in list(self.bars):

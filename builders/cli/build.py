@@ -13,6 +13,7 @@ from .options import (
     seed_option,
     source_options,
     tokenizer_option,
+    wait_option,
 )
 
 
@@ -24,17 +25,24 @@ from .options import (
 @num_proc_option
 @tokenizer_option
 @source_options
-@click.option("--force", is_flag=True, help="Rebuild configs even if their shards match the manifest.")
+@click.option("--force", is_flag=True,
+              help="Rebuild configs even if their shards match the manifest; with another --seed/--samples than "
+                   "the export's, rebuild all its configs with the new values.")
+@wait_option
 @quiet_option
 @cli_errors
-def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, quiet):
+def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, quiet):
     """Build configs (names or globs over the standard grid) into the export folder --out."""
-    from ..export.build import build_dataset
+    from ..export.build import build_dataset, check_request
     from ..generate.tokenizer import parse_tokenizer_options
 
+    tokenizer_specs = parse_tokenizer_options(tokenizers)
+    # before anything heavy is imported or loaded
+    check_request(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc, force=force,
+                  aliases=tokenizer_specs, wait=wait)
     summary = build_dataset(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc,
-                            tokenizer_specs=parse_tokenizer_options(tokenizers), mirror=mirror,
-                            cache_dir=cache_dir, force=force, progress=not quiet, log=echo_err)
+                            tokenizer_specs=tokenizer_specs, mirror=mirror, cache_dir=cache_dir, force=force,
+                            progress=not quiet, log=echo_err, wait=wait)
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
         f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "
@@ -62,9 +70,11 @@ def verify_command(out_dir, num_proc, mirror, cache_dir, tokenizers, checksums_o
                            checksums_only=checksums_only, progress=not quiet, log=click.echo)
     n_ok = sum(v == "identical" for v in report.results.values())
     if not report.ok:
-        raise CheckFailed(
-            f"{out_dir}: {len(report.results) - n_ok} of {len(report.results)} config(s) differ or could not be rebuilt"
-            + (f"; {len(report.problems)} other problem(s): " + "; ".join(report.problems) if report.problems else "")
-        )
+        found = []
+        if n_ok < len(report.results):
+            found.append(f"{len(report.results) - n_ok} of {len(report.results)} config(s) differ or could not be rebuilt")
+        if report.problems:
+            found.append(f"{len(report.problems)} {'other ' if found else ''}problem(s): " + "; ".join(report.problems))
+        raise CheckFailed(f"{out_dir}: " + "; ".join(found))
     what = "checksums match" if checksums_only else "rebuilt identical"
     click.echo(f"verified {out_dir}: {n_ok}/{len(report.results)} configs {what}")

@@ -1,7 +1,9 @@
 """The one place where exceptions become an ``error:`` line on stderr and an exit code.
 
-Exit codes: 0 success; 1 a check failed (integrity, verify, score thresholds); 2 bad input or
-an environment problem (names, files, permissions, missing sources).
+Exit codes: 0 success; 1 a check failed (integrity, verify, score thresholds or partial coverage);
+2 bad input or an environment problem (names, values, files, a folder locked by another build,
+permission denied, read-only or full disk, file-size limit, out of memory); 130 interrupted (Ctrl-C).
+Every error is one line naming the culprit and what would fix it; never a traceback.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from typing import Callable, TypeVar
 
 import click
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, describe_os_error
 
 F = TypeVar("F", bound=Callable)
+
+EXIT_INTERRUPTED = 130
+OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a smaller --num-proc "
+                 "(or free memory for this process)")
 
 
 def fail(message: str, exit_code: int = 2) -> None:
@@ -24,7 +30,7 @@ def fail(message: str, exit_code: int = 2) -> None:
 
 
 def cli_errors(func: F) -> F:
-    """Turn OneRulerError/ValueError/FileNotFoundError into 'error: ...' and a meaningful exit code."""
+    """Turn our errors, ValueError, every OSError, MemoryError and Ctrl-C into one ``error:`` line and an exit code."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -32,7 +38,13 @@ def cli_errors(func: F) -> F:
             return func(*args, **kwargs)
         except OneRulerError as exc:
             fail(str(exc), exc.exit_code)
-        except (ValueError, FileNotFoundError) as exc:
+        except ValueError as exc:
             fail(str(exc), 2)
+        except OSError as exc:  # PermissionError, FileNotFoundError, ENOSPC, EROFS, EFBIG, ...
+            fail(describe_os_error(exc), 2)
+        except MemoryError:
+            fail(OUT_OF_MEMORY, 2)
+        except KeyboardInterrupt:
+            fail("interrupted", EXIT_INTERRUPTED)
 
     return wrapper  # type: ignore[return-value]

@@ -24,6 +24,10 @@ seed_option = click.option("--seed", default=DEFAULT_SEED, show_default=True, ty
                            help="Base seed of every random draw.")
 num_proc_option = click.option("--num-proc", default=1, show_default=True, type=int,
                                help="Configs built in parallel processes.")
+wait_option = click.option(
+    "--wait", default=0.0, show_default=True, type=float, metavar="SECONDS",
+    help="If another build is writing into the folder, wait up to SECONDS for it (0: fail at once).",
+)
 quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
 datasets_cache_option = click.option("--datasets-cache", default=None, metavar="DIR",
                                      help="Cache folder of the `datasets` library for loading rows.")

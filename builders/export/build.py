@@ -1,31 +1,42 @@
 """``oneruler build``: make configs into an export folder, adding to what it already holds.
 
+One build at a time per folder: the whole build holds the folder's lock (``base/locking.py``); a
+second build fails at once naming the folder, or waits with ``--wait SECONDS``. An export holds one
+seed and one sample count; other values are refused unless ``--force`` rebuilds every config.
+
 Plan (what is current, what to build), run the jobs (``pool``), stage every finished shard
-(``journal``), then commit once: shards into ``data/``, then ``manifest.json``, then ``README.md``,
-then delete the shards they no longer reference. Interrupted builds commit what finished; killed
-builds are recovered by the next one.
+(``journal``), then commit once: the new ``manifest.json`` and ``README.md`` are written to temp
+files, the shards moved into ``data/``, both files renamed into place, and the shards they no
+longer reference deleted. A failed or interrupted build commits what finished (unless that would
+mix seeds or sample counts); if nothing can be committed the folder is left as it was, and a folder
+the build created is removed. A killed build is recovered by the next one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..base.errors import OneRulerError
+from ..base.files import atomic_write_all
+from ..base.locking import FolderLock
 from ..base.progress import ConfigProgress
-from ..spec.configs import ConfigSpec, match_configs
+from ..spec.configs import ConfigSpec, match_configs, parse_config_name
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
-from .card import write_readme
-from .inputs import BuildInputs, package_versions
 from .journal import Journal
-from .layout import MANIFEST_NAME
-from .manifest import collect_garbage, new_manifest, read_manifest, same_inputs, shard_problem, write_manifest
-from .pool import Job, run_jobs
-from .shard import ShardInfo
+from .layout import MANIFEST_NAME, README_NAME
+from .manifest import (
+    collect_garbage, describe_values, dump_manifest, export_values, new_manifest, read_manifest, same_inputs, shard_problem,
+)
 
+if TYPE_CHECKING:  # the heavy modules (tokenizers, pyarrow, datasets) load once the request is valid
+    from .inputs import BuildInputs
+    from .shard import ShardInfo
 
 @dataclass
 class BuildSummary:
@@ -49,11 +60,36 @@ class BuildPlan:
     todo: list[ConfigSpec]
 
 
-def open_export(out: Path) -> dict:
-    """The manifest of ``out`` (created as a folder if needed), or a new one for an empty folder."""
+def check_request(patterns: Iterable[str], out_dir: str | os.PathLike, *, samples: int = DEFAULT_SAMPLES,
+                  seed: int = DEFAULT_SEED, num_proc: int = 1, force: bool = False, aliases: Iterable[str] = (),
+                  wait: float = 0.0) -> list[ConfigSpec]:
+    """Validate a build request before anything is loaded or written; return the specs it selects.
+
+    The checks of the export folder are repeated under its lock; done here first, they fail in a
+    fraction of a second instead of after loading sources and tokenizers.
+    """
+    if samples < 1:
+        raise OneRulerError(f"--samples must be at least 1 (got {samples})")
+    if num_proc < 1:
+        raise OneRulerError(f"--num-proc must be at least 1 (got {num_proc})")
+    if wait < 0:
+        raise OneRulerError(f"--wait must be 0 (fail at once) or a number of seconds (got {wait:g})")
+    specs = match_configs(list(patterns), tuple(aliases))
+    if not specs:
+        raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k'")
+    out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise OneRulerError(f"--out {out}: exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    if out.is_dir():
+        check_values(out, open_export(out), seed, samples, force)
+    blocker = next((p for p in out.parents if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(blocker))
+    return specs
+
+
+def open_export(out: Path) -> dict:
+    """The manifest of the (locked) folder ``out``, or a new one if it is empty."""
     manifest = read_manifest(out)
     if manifest is None:
         if any(p for p in out.iterdir() if not p.name.startswith(".")):
@@ -75,9 +111,41 @@ def adopt_sources(out: Path, manifest: dict, inputs: BuildInputs) -> None:
     manifest.update(inputs.card_facts())
 
 
+def check_values(out: Path, manifest: dict, seed: int, samples: int, force: bool) -> list[str]:
+    """An export holds one seed and one sample count: the configs to rebuild for ``--force`` with new ones.
+
+    Raises naming the export's values when they differ from this build's and ``force`` is not given.
+    """
+    values = export_values(manifest["configs"])
+    if not values or set(values) == {(seed, samples)}:
+        return []
+    if force:
+        return sorted(manifest["configs"])
+    n = len(manifest["configs"])
+    raise OneRulerError(
+        f"{out} holds configs built with {describe_values(values)}, this build asks for --seed {seed} "
+        f"--samples {samples}; an export holds one seed and one sample count: build with its values, into another "
+        f"--out folder, or pass --force to rebuild all {n} config{'s' * (n != 1)} with the new ones"
+    )
+
+
+def add_existing(specs: list[ConfigSpec], names: list[str], manifest: dict, inputs: BuildInputs) -> list[ConfigSpec]:
+    """``specs`` plus the export's configs ``names`` (their tokenizers registered from the manifest if needed)."""
+    for name in names:
+        tok = manifest["configs"][name]["tokenizer"]
+        if tok["alias"] not in inputs.tokenizers.specs:
+            inputs.tokenizers.specs[tok["alias"]] = tok["spec"]
+            inputs.tokenizer_specs[tok["alias"]] = tok["spec"]
+    have = {s.name for s in specs}
+    extra = [parse_config_name(n, inputs.tokenizers.aliases) for n in names if n not in have]
+    return specs + extra
+
+
 def plan_build(out: Path, manifest: dict, specs: list[ConfigSpec], inputs: BuildInputs, samples: int, seed: int,
                force: bool, journal: Journal) -> BuildPlan:
     """Decide which configs need building (longest first, so parallel workers finish together)."""
+    from .inputs import package_versions
+
     versions = package_versions()
     expected = {s.name: inputs.expected_entry(s, samples, seed, versions) for s in specs}
     staged = journal.read()
@@ -95,12 +163,23 @@ def plan_build(out: Path, manifest: dict, specs: list[ConfigSpec], inputs: Build
 
 
 def commit(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal) -> None:
-    """Move staged shards into place, then write manifest and README once, then drop superseded shards."""
-    for name, entry in sorted(staged.items()):
-        journal.move_into_place(entry)
-        manifest["configs"][name] = entry
-    write_manifest(out, manifest)
-    write_readme(out, manifest)
+    """Write manifest and README to temp files, move the staged shards in, rename both, drop superseded shards.
+
+    A full disk or a permission error fails before anything visible changed (then ``manifest`` too
+    is left as it was).
+    """
+    from .card import render_readme
+
+    new = dict(manifest, configs={**manifest["configs"], **staged})
+    files = {out / MANIFEST_NAME: dump_manifest(new), out / README_NAME: render_readme(new).encode("utf-8")}
+
+    def move_shards() -> None:
+        for _, entry in sorted(staged.items()):
+            journal.move_into_place(entry)
+
+    atomic_write_all(files, before_rename=move_shards)
+    journal.committed = True
+    manifest["configs"] = new["configs"]
     collect_garbage(out, manifest)
     journal.discard()
 
@@ -118,41 +197,78 @@ def build_dataset(
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    wait: float = 0.0,
 ) -> BuildSummary:
     """Build the configs matching ``patterns`` into ``out_dir`` (adding to what it already holds).
 
     Skips configs whose shard matches the manifest and whose recorded inputs (seed, samples,
     tokenizer identity and fingerprint, oneruler version, generator code) equal this build's, unless
-    ``force``. Results are byte-identical for any ``num_proc`` and any build order.
+    ``force``. Results are byte-identical for any ``num_proc`` and any build order. Another build
+    writing into ``out_dir`` makes this one fail at once, or wait up to ``wait`` seconds.
     """
     t0 = time.perf_counter()
     log = log or (lambda msg: None)
-    if samples < 1:
-        raise OneRulerError(f"--samples must be at least 1 (got {samples})")
-    if num_proc < 1:
-        raise OneRulerError(f"--num-proc must be at least 1 (got {num_proc})")
     tokenizer_specs = dict(tokenizer_specs or {})
-    specs = match_configs(list(patterns), tuple(tokenizer_specs))
-    if not specs:
-        raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k'")
-    out = Path(out_dir)
-    manifest = open_export(out)
+    specs = check_request(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc, force=force,
+                          aliases=tokenizer_specs, wait=wait)
+    from .inputs import BuildInputs
+
     inputs = BuildInputs(mirror, cache_dir, tokenizer_specs)
-    adopt_sources(out, manifest, inputs)
-    journal = Journal(out)
-    plan = plan_build(out, manifest, specs, inputs, samples, seed, force, journal)
-    summary = BuildSummary(out, skipped=plan.current + sorted(plan.recovered))
-    if summary.skipped:
-        log(f"skipping {len(summary.skipped)} config(s) already built with the same inputs")
-    _run(plan, out, num_proc, inputs, manifest, journal, summary, progress, samples)
-    summary.total_configs = len(manifest["configs"])
-    summary.total_bytes = sum(e["size"] for e in manifest["configs"].values())
+    out = Path(out_dir)
+    with FolderLock(out, wait, log, what="another `oneruler build`") as lock:
+        journal = Journal(out)
+        try:
+            summary = _build_locked(out, specs, inputs, samples, seed, num_proc, force, progress, log, journal)
+        except BaseException:
+            if not journal.committed:
+                _leave_as_found(out, lock, journal)
+            raise
     summary.seconds = time.perf_counter() - t0
     return summary
 
 
+def _build_locked(out: Path, specs: list[ConfigSpec], inputs: BuildInputs, samples: int, seed: int, num_proc: int,
+                  force: bool, progress: bool, log: Callable[[str], None], journal: Journal) -> BuildSummary:
+    manifest = open_export(out)
+    rebuild_all = check_values(out, manifest, seed, samples, force)
+    if rebuild_all:
+        log(f"--force: rebuilding all {len(rebuild_all)} config(s) of {out} with --seed {seed} --samples {samples}")
+        specs = add_existing(specs, rebuild_all, manifest, inputs)
+    adopt_sources(out, manifest, inputs)
+    plan = plan_build(out, manifest, specs, inputs, samples, seed, force, journal)
+    summary = BuildSummary(out, skipped=plan.current + sorted(plan.recovered))
+    if summary.skipped:
+        log(f"skipping {len(summary.skipped)} config(s) already built with the same inputs")
+    _run(plan, out, num_proc, inputs, manifest, journal, summary, progress, samples, log)
+    summary.total_configs = len(manifest["configs"])
+    summary.total_bytes = sum(e["size"] for e in manifest["configs"].values())
+    return summary
+
+
+def _leave_as_found(out: Path, lock: FolderLock, journal: Journal) -> None:
+    """After a failure that committed nothing: remove the staging area and the folders this build made."""
+    with contextlib.suppress(OSError):
+        journal.discard()
+        lock.remove_created()
+
+
+def _warn_if_short(info: ShardInfo, bars: ConfigProgress) -> None:
+    """A CWE config whose word pool ran out: say how long its examples are against their target."""
+    stats = info.stats
+    if not stats.get("cwe_pool_exhausted"):
+        return
+    target = stats["budget"]
+    bars.warn(
+        f"{info.config}: the word pool ({stats['cwe_pool_size']} words) ran out: "
+        f"{stats['cwe_pool_exhausted']} of {stats['num_examples']} example(s) are short, reaching "
+        f"{stats['num_tokens_min']:,} of {target:,} tokens ({100 * stats['num_tokens_min'] / target:.0f} %)"
+    )
+
+
 def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifest: dict, journal: Journal,
-         summary: BuildSummary, progress: bool, samples: int) -> None:
+         summary: BuildSummary, progress: bool, samples: int, log: Callable[[str], None]) -> None:
+    from .pool import Job, run_jobs
+
     staged = dict(plan.recovered)
     bars = ConfigProgress(len(plan.todo), samples, enabled=progress)
 
@@ -163,10 +279,34 @@ def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifes
         staged[info.config] = entry
         summary.built.append(info.config)
         bars.done(info.config)
+        _warn_if_short(info, bars)
 
     jobs = [Job(spec, plan.expected[spec.name]["samples"], plan.expected[spec.name]["seed"]) for spec in plan.todo]
     try:
         run_jobs(jobs, journal.root, num_proc, inputs, bars, finish)
-    finally:
+    except BaseException:
         bars.close()
+        _commit_after_failure(out, manifest, staged, journal, log)
+        raise
+    bars.close()
+    try:
         commit(out, manifest, staged, journal)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            journal.discard()  # the export is as it was; a full disk needs the space back
+        raise
+
+
+def _commit_after_failure(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal,
+                          log: Callable[[str], None]) -> None:
+    """Commit the configs that finished before a failure, if that keeps one seed and sample count."""
+    merged = {**manifest["configs"], **staged}
+    if staged and len(export_values(merged)) <= 1:
+        try:
+            commit(out, manifest, staged, journal)
+            log(f"committed the {len(staged)} config(s) that finished before the failure to {out}")
+            return
+        except Exception:  # the original failure is the one to report; the folder is as it was
+            pass
+    with contextlib.suppress(OSError):
+        journal.discard()

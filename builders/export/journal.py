@@ -25,6 +25,7 @@ class Journal:
         self.out_dir = Path(out_dir)
         self.root = work_dir(self.out_dir)
         self.path = self.root / JOURNAL_NAME
+        self.committed = False  # set by a commit: the folder now holds this build's work
 
     def read(self) -> dict[str, dict]:
         """Config → staged entry, for every complete line whose staged shard is intact."""

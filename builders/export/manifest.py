@@ -71,6 +71,20 @@ def check_shards(out_dir: str | os.PathLike, manifest: dict) -> dict[str, str | 
     return {name: shard_problem(Path(out_dir), entry) for name, entry in sorted(manifest["configs"].items())}
 
 
+def export_values(configs: dict[str, dict]) -> dict[tuple[int, int], list[str]]:
+    """(seed, samples) → the configs built with them."""
+    out: dict[tuple[int, int], list[str]] = {}
+    for name, entry in sorted(configs.items()):
+        out.setdefault((entry["seed"], entry["samples"]), []).append(name)
+    return out
+
+
+def describe_values(values: dict[tuple[int, int], list[str]]) -> str:
+    """``--seed 42 --samples 50 (3 configs)``, joined with ``;`` when there are several."""
+    return "; ".join(f"--seed {seed} --samples {n} ({len(names)} config{'s' * (len(names) != 1)})"
+                     for (seed, n), names in sorted(values.items()))
+
+
 def same_inputs(entry: dict | None, expected: dict) -> bool:
     """Whether a recorded config entry was built from the inputs of ``expected`` (shard not checked).
 

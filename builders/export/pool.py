@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Callable
 
 from ..base.errors import OneRulerError
+from ..base.files import named_os_error
 from ..base.progress import ConfigProgress
 from ..spec.configs import ConfigSpec
 from .inputs import BuildInputs
+from .layout import DATA_DIR
 from .shard import ShardInfo, write_shard
 
 PARENT_POLL_S = 0.5
@@ -73,10 +75,20 @@ def _worker_build(job: Job, out_dir: str) -> ShardInfo:
     return write_shard(rows, out_dir, name, progress=lambda n: q.put((name, n)))
 
 
-def _failed(job: Job, exc: Exception) -> OneRulerError:
-    if isinstance(exc, OneRulerError):
+def _failed(job: Job, exc: Exception, out: Path) -> Exception:
+    """The error to report for a failed job: ours and the OS's as they are (an OSError naming a file), others named."""
+    if isinstance(exc, (OneRulerError, MemoryError)):
         return exc
+    if isinstance(exc, OSError):
+        return named_os_error(exc, out / DATA_DIR / job.spec.name)
     return OneRulerError(f"config {job.spec.name}: build failed: {type(exc).__name__}: {exc}")
+
+
+def _reraise(job: Job, exc: Exception, out: Path) -> None:
+    reported = _failed(job, exc, out)
+    if reported is exc:
+        raise exc
+    raise reported from exc
 
 
 def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, progress: ConfigProgress,
@@ -94,7 +106,7 @@ def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, pro
                 info = write_shard(inputs.rows(job.spec, job.samples, job.seed), out, name,
                                    progress=lambda n, name=name: progress.update(name, n))
             except Exception as exc:  # name the config at fault
-                raise _failed(job, exc) from exc
+                _reraise(job, exc, out)
             finish(info)
         return
     spec = InputSpec(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs)
@@ -133,7 +145,7 @@ def _run_parallel(jobs: list[Job], out: Path, workers: int, spec: InputSpec, pro
                         try:
                             info = fut.result()
                         except Exception as exc:  # name the config at fault
-                            raise _failed(job, exc) from exc
+                            _reraise(job, exc, out)
                         finish(info)
             except BaseException:
                 for fut in pending:

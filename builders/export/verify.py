@@ -7,7 +7,8 @@
 5. every config rebuilt from its recorded inputs (seed, samples, tokenizer) into a temporary folder,
    reported per config as identical or not.
 
-Exit 0 when everything matches, 1 on any difference, missing source or wrong/unavailable tokenizer.
+Exit 0 when everything matches, 1 on any difference, missing source or wrong/unavailable tokenizer,
+on an export with no config, and on one that mixes seeds or sample counts.
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..base.errors import OneRulerError
+from ..base.errors import CheckFailed, OneRulerError
 from ..base.progress import ConfigProgress
 from ..spec.configs import parse_config_name
 from ..spec.defaults import BUILTIN_TOKENIZERS
 from .card import render_readme
 from .inputs import BuildInputs, generator_fingerprint
 from .layout import README_NAME
-from .manifest import check_shards, read_manifest
+from .manifest import check_shards, describe_values, export_values, read_manifest
 from .pool import Job, run_jobs
 from .shard import ShardInfo
 
@@ -157,7 +158,15 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     if manifest is None:
         raise OneRulerError(f"{out}: no manifest.json; is this an export folder made by `oneruler build`?")
     configs = manifest["configs"]
+    if not configs:
+        raise CheckFailed(f"{out}: the export holds no config (its manifest.json lists none); "
+                          f"build some first, e.g. `oneruler build 'pl_*_8k' --out {out}`")
     report = VerifyReport()
+    values = export_values(configs)
+    if len(values) > 1:
+        report.problems.append(f"the export mixes seeds or sample counts: {describe_values(values)}; "
+                               f"rebuild it with one (`oneruler build --force`)")
+        log(f"FAIL  {report.problems[-1]}")
     check_files(out, manifest, report, log)
     if checksums_only:
         for name in configs:

@@ -5,13 +5,19 @@ Where bytes come from: ``--mirror``/``ONERULER_MIRROR`` (a local folder with the
 ``ONERULER_CACHE`` or the user cache dir, as ``sha256/<ab>/<digest>``; a blob is written to a temp
 file and renamed only after its sha256 checks out, so an interrupted or corrupt download leaves
 nothing behind. Fetching is idempotent: cached blobs are re-hashed, never re-downloaded.
+
+Deadlines: every read waits at most ``TIMEOUT_S`` (60 s) for data, and a whole file must arrive
+within ``ONERULER_DOWNLOAD_TIMEOUT`` seconds (default 600: the largest pinned file, 4 MB, at 7 KB/s),
+else it fails naming the file and the bytes received. Cache files get the usual umask-based mode
+(0644 under umask 022), so a cache can be shared. Several processes may fetch into one cache at
+once: each writes its own temp file (named after its pid) and the rename is atomic.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -21,12 +27,28 @@ from typing import Iterable
 
 import platformdirs
 
-from ..base.errors import IntegrityError, SourceError
-from ..base.files import CHUNK, sha256_file
+from ..base.errors import IntegrityError, SourceError, describe_os_error
+from ..base.files import CHUNK, named_os_error, new_temp_file, sha256_file
 from ..base.progress import iterate
 from .manifest import DEFAULT_BASE_URL, SourceFile, load_manifest
 
 TIMEOUT_S = 60
+DOWNLOAD_TIMEOUT_ENV = "ONERULER_DOWNLOAD_TIMEOUT"
+DEFAULT_DOWNLOAD_TIMEOUT_S = 600.0
+
+
+def download_deadline() -> float:
+    """Seconds one file may take to download: ``$ONERULER_DOWNLOAD_TIMEOUT`` or 600."""
+    text = os.environ.get(DOWNLOAD_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_DOWNLOAD_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise SourceError(f"{DOWNLOAD_TIMEOUT_ENV}={text!r}: expected a positive number of seconds, e.g. 600")
+    return value
 
 
 def default_cache_dir() -> Path:
@@ -57,7 +79,7 @@ def blob_path(cache_dir: Path, sha256: str) -> Path:
     return cache_dir / "sha256" / sha256[:2] / sha256
 
 
-def _open(url: str):
+def _open(url: str, timeout: float):
     if url.startswith("file:"):
         path = Path(urllib.request.url2pathname(urllib.parse.urlparse(url).path))
         try:
@@ -65,7 +87,7 @@ def _open(url: str):
         except FileNotFoundError:
             raise SourceError(f"{url}: not found in the mirror") from None
     try:
-        resp = urllib.request.urlopen(url, timeout=TIMEOUT_S)  # noqa: S310 (http/https only here)
+        resp = urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 (http/https only here)
     except urllib.error.HTTPError as exc:
         raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
@@ -84,6 +106,39 @@ class FetchReport:
     paths: dict[str, Path] = field(default_factory=dict)
 
 
+def _copy(src, out, url: str, name: str, expected_len: int | None, seconds: float) -> tuple[str, int]:
+    """Copy ``src`` to ``out`` before the deadline; return (sha256, size)."""
+    deadline = time.monotonic() + seconds
+    h = hashlib.sha256()
+    size = 0
+    read = getattr(src, "read1", src.read)  # read1: return what has arrived, so the deadline is checked often
+    while True:
+        if time.monotonic() > deadline:
+            of = f" of {expected_len}" if expected_len is not None else ""
+            raise SourceError(f"{name}: download did not finish within {DOWNLOAD_TIMEOUT_ENV}={seconds:g} s "
+                              f"({size}{of} bytes received from {url}); use a faster --mirror or raise {DOWNLOAD_TIMEOUT_ENV}")
+        try:
+            chunk = read(CHUNK)
+        except (OSError, urllib.error.URLError) as exc:  # includes http.client.IncompleteRead and socket timeouts
+            raise SourceError(f"{url}: download interrupted after {size} bytes ({exc})") from None
+        if not chunk:
+            return h.hexdigest(), size
+        h.update(chunk)
+        size += len(chunk)
+        out.write(chunk)
+
+
+def _cache_error(exc: OSError) -> SourceError:
+    return SourceError(f"source cache: {describe_os_error(exc)} (another cache: --cache-dir or ONERULER_CACHE)")
+
+
+def _temp_part(cache_dir: Path) -> tuple[int, Path]:
+    try:
+        return new_temp_file(cache_dir / "tmp", prefix=f"{os.getpid()}-", suffix=".part")
+    except OSError as exc:
+        raise _cache_error(exc) from None
+
+
 def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path, bool]:
     """Ensure one file is in the cache; returns (blob path, downloaded?). Raises IntegrityError on mismatch."""
     target = blob_path(cache_dir, entry.sha256)
@@ -93,28 +148,18 @@ def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path,
             return target, False
         target.unlink()  # a corrupted cache blob is dropped and fetched again
     url = base_url + urllib.parse.quote(entry.path)
-    tmp_dir = cache_dir / "tmp"
-    tmp_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=tmp_dir, prefix=f"{os.getpid()}-", suffix=".part")
-    tmp = Path(tmp_name)
+    seconds = download_deadline()
+    fd, tmp = _temp_part(cache_dir)
     try:
-        src, expected_len = _open(url)
-        h = hashlib.sha256()
-        size = 0
-        with src, os.fdopen(fd, "wb") as out:
-            while True:
-                try:
-                    chunk = src.read(CHUNK)
-                except (OSError, urllib.error.URLError) as exc:  # includes http.client.IncompleteRead
-                    raise SourceError(f"{url}: download interrupted after {size} bytes ({exc})") from None
-                if not chunk:
-                    break
-                h.update(chunk)
-                size += len(chunk)
-                out.write(chunk)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                src, expected_len = _open(url, min(TIMEOUT_S, seconds))
+                with src:
+                    digest, size = _copy(src, out, url, entry.path, expected_len, seconds)
+        except OSError as exc:  # writing into the cache (reading errors are SourceErrors by now)
+            raise _cache_error(named_os_error(exc, tmp)) from None
         if expected_len is not None and size != expected_len:
             raise SourceError(f"{url}: download interrupted: got {size} of {expected_len} bytes")
-        digest = h.hexdigest()
         if digest != entry.sha256 or size != entry.size:
             raise IntegrityError(
                 f"{entry.path}: sha256 {digest} ({size} bytes) from {url} does not match the pinned "
@@ -124,8 +169,7 @@ def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path,
         os.replace(tmp, target)
         return target, True
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
 
 
 def _purge_stale_parts(cache_dir: Path) -> None:
@@ -166,7 +210,7 @@ def fetch_sources(
     try:
         cache.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise SourceError(f"cache dir {cache}: cannot create it ({exc}); set ONERULER_CACHE") from None
+        raise _cache_error(exc) from None
     _purge_stale_parts(cache)
     report = FetchReport()
     for entry in iterate(entries, desc="fetch", unit="file", enabled=progress):

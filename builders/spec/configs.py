@@ -17,6 +17,13 @@ from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
 from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, TASKS
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
+# The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
+# A row of that length is ~40 MB of text and a 50-row config ~2 GB of memory while it is written;
+# anything longer is a typo (``pl_s_niah_999999999999``) that would only end in a MemoryError.
+MAX_LENGTH = 10_000_000
+# A length written without suffix below this is almost surely a forgotten ``k`` (``pl_s_niah_128``).
+MIN_BARE_LENGTH = 1_000
+GLOB_EXAMPLES = "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one length), 'ko-*' (cross-lingual)"
 
 _LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
 
@@ -46,6 +53,11 @@ def render_length(value: int) -> str:
     if value % 1_000 == 0:
         return f"{value // 1_000}k"
     return str(value)
+
+
+def _too_long(length: int) -> str:
+    return (f"length {length:,} tokens is above the maximum of {render_length(MAX_LENGTH)} ({MAX_LENGTH:,} tokens; "
+            f"the paper's longest is 128k)")
 
 
 class _LazyHint:
@@ -88,6 +100,8 @@ class ConfigSpec:
             )
         if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length <= 0:
             raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
+        if self.length > MAX_LENGTH:
+            raise ConfigNameError(_too_long(self.length))
         if self.is_cross_lingual and TASKS[self.task].kind != "niah":
             raise ConfigNameError(
                 f"cross-lingual configs exist only for NIAH tasks, not {self.task!r}; "
@@ -159,6 +173,14 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
         length = parse_length(tail[0])
     except ConfigNameError as exc:
         raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
+    if tail[0].isdigit() and length < MIN_BARE_LENGTH:
+        with_k = "_".join([lang_part, task, tail[0] + "k", *tail[1:]])
+        raise ConfigNameError(
+            f"config {name!r}: length {tail[0]} means {length} tokens; did you mean {with_k!r} "
+            f"({length * 1000:,} tokens)? A length without k/m suffix must be at least {MIN_BARE_LENGTH:,}"
+        )
+    if length > MAX_LENGTH:
+        raise ConfigNameError(f"config {name!r}: {_too_long(length)}")
     alias = tail[1] if len(tail) == 2 else None
     if alias is not None and alias not in known_aliases:
         raise ConfigNameError(
@@ -212,7 +234,7 @@ def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None)
             glob = base if alias else pattern
             hits = [c for c in grid if fnmatch.fnmatchcase(c.name, glob)]
             if not hits:
-                raise ConfigNameError(f"pattern {pattern!r} matches no config of the standard grid{_nearest(pattern, (c.name for c in grid))}")
+                raise ConfigNameError(no_match_message(pattern, glob, alias, grid))
             for c in hits:
                 if alias:
                     c = ConfigSpec(c.context_language, c.task, c.length, c.instruction_language, alias)
@@ -221,3 +243,51 @@ def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None)
             c = parse_config_name(pattern, aliases)
             out.setdefault(c.name, c)
     return list(out.values())
+
+
+def _length_hint(glob: str, alias: str | None, grid: list[ConfigSpec]) -> str | None:
+    """The hint for a glob whose last part is a literal length outside the standard grid."""
+    head, _, last = glob.rpartition("_")
+    if not head or any(ch in last for ch in "*?["):
+        return None
+    try:
+        length = parse_length(last)
+    except ConfigNameError:
+        return None
+    if length in STANDARD_LENGTHS:
+        return None
+    if length > MAX_LENGTH:
+        return _too_long(length)
+    suffix = f"_{alias}" if alias else ""
+    if last.isdigit() and length < MIN_BARE_LENGTH:
+        return f"{last} means {length} tokens; did you mean '{head}_{last}k{suffix}'?"
+    standard = ", ".join(render_length(n) for n in STANDARD_LENGTHS)
+    example = next((c for c in grid if fnmatch.fnmatchcase(c.name, f"{head}_8k")), None)
+    by_name = f", e.g. `oneruler build {example.name[:-3]}_{last}{suffix}`" if example else ""
+    return (f"{last} is not a standard length ({standard}) but any length can be built by name{by_name}; "
+            f"globs select from the grid, e.g. '{head}_128k{suffix}'")
+
+
+def _language_hint(glob: str) -> str | None:
+    """The hint for a glob whose language part is literal and not a language of the benchmark."""
+    head = glob.split("_", 1)[0]
+    if any(ch in head for ch in "*?["):
+        return None
+    codes = head.split("-")
+    unknown = next((code for code in codes if code not in LANGUAGES), None)
+    if unknown is not None:
+        return f"unknown language {unknown!r}{_nearest(unknown, LANGUAGE_CODES)}; valid: {', '.join(LANGUAGE_CODES)}"
+    if len(codes) == 2 and codes[0] == codes[1]:
+        return f"context and instruction language are both {codes[0]!r}; write '{codes[0]}_{glob.partition('_')[2]}'"
+    if len(codes) == 2:
+        return (f"the grid's cross-lingual configs pair {', '.join(CROSS_LINGUAL_LANGUAGES)} only; "
+                f"other pairs can be built by name, e.g. {head}_s_niah_8k")
+    return None
+
+
+def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec]) -> str:
+    """Why a glob selects nothing, and globs that would select something."""
+    hint = _length_hint(glob, alias, grid) or _language_hint(glob)
+    if hint is None:
+        hint = f"globs select from the standard grid, e.g. {GLOB_EXAMPLES}; `oneruler list GLOB` shows what a glob selects"
+    return f"pattern {pattern!r} matches no config of the standard grid: {hint}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from builders.base.errors import OneRulerError
 from builders.base.files import sha256_file
 from builders.export import shard as shard_module
 from builders.export.build import build_dataset
@@ -194,13 +196,19 @@ def test_adding_configs_keeps_readme_exact_and_skips_finished(tmp_path, source_c
     assert s2.skipped == ["sw_s_niah_8k"] and s2.built == ["sw_none_niah_8k"]
     meta = parse_front_matter((out / "README.md").read_text(encoding="utf-8"))
     assert [c["config_name"] for c in meta["configs"]] == ["sw_none_niah_8k", "sw_s_niah_8k"]
-    # A changed input (seed) rebuilds; the old shard is removed, the README points at the new one.
-    old = read_manifest(out)["configs"]["sw_s_niah_8k"]["file"]
-    s3 = build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False)
-    new = read_manifest(out)["configs"]["sw_s_niah_8k"]["file"]
-    assert s3.built == ["sw_s_niah_8k"] and new != old
-    assert not (out / old).exists() and (out / new).exists()
-    assert new in (out / "README.md").read_text(encoding="utf-8")
+    # Another seed is refused (an export holds one), --force rebuilds every config with it; the old
+    # shards are removed, the README points at the new ones.
+    old = {n: e["file"] for n, e in read_manifest(out)["configs"].items()}
+    with pytest.raises(OneRulerError, match=r"holds configs built with --seed 42 --samples 2 \(2 configs\).*--seed 7"):
+        build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False)
+    assert {n: e["file"] for n, e in read_manifest(out)["configs"].items()} == old
+    s3 = build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False, force=True)
+    new = {n: e["file"] for n, e in read_manifest(out)["configs"].items()}
+    assert sorted(s3.built) == ["sw_none_niah_8k", "sw_s_niah_8k"] and set(new.values()).isdisjoint(old.values())
+    assert {e["seed"] for e in read_manifest(out)["configs"].values()} == {7}
+    assert not any((out / f).exists() for f in old.values()) and all((out / f).exists() for f in new.values())
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert all(f in readme for f in new.values())
 
 
 def test_stale_cache_regression_new_rows_after_rewrite(tmp_path, source_cache):
@@ -212,7 +220,7 @@ def test_stale_cache_regression_new_rows_after_rewrite(tmp_path, source_cache):
     build_dataset(["fi_s_niah_8k"], out, samples=3, seed=1, cache_dir=str(source_cache), progress=False)
     first = load_dataset(str(out), "fi_s_niah_8k", split="test", cache_dir=str(cache))
     assert set(first["seed"]) == {1}
-    build_dataset(["fi_s_niah_8k"], out, samples=3, seed=2, cache_dir=str(source_cache), progress=False)
+    build_dataset(["fi_s_niah_8k"], out, samples=3, seed=2, cache_dir=str(source_cache), progress=False, force=True)
     second = load_dataset(str(out), "fi_s_niah_8k", split="test", cache_dir=str(cache))
     assert len(second) == 3 and set(second["seed"]) == {2}
     assert list(second["answers"]) != list(first["answers"])
@@ -276,3 +284,142 @@ def test_cli_errors_are_clear(tmp_path, source_cache):
     assert res.returncode == 2 and "not empty" in res.stderr
     res = cli(["build", "pl_s_niah_8k", "--out", str(tmp_path / "o"), "--samples", "0"], env)
     assert res.returncode == 2 and "--samples" in res.stderr
+
+
+def assert_export_is_exact(out: Path) -> dict:
+    """Every shard the manifest lists exists with its checksum, nothing else is on disk, README == manifest."""
+    from builders.export.card import render_readme
+    from builders.export.manifest import check_shards
+
+    manifest = read_manifest(out)
+    assert manifest is not None and manifest["configs"]
+    assert not any(check_shards(out, manifest).values()), check_shards(out, manifest)
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    listed = sorted(e["file"] for e in manifest["configs"].values())
+    assert on_disk == sorted(["README.md", "manifest.json", *listed])  # no lock file, staging or temp file
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir()) == sorted(
+        {"data", *(str(Path(f).parent) for f in listed)})
+    assert (out / "README.md").read_text(encoding="utf-8") == render_readme(manifest)
+    return manifest
+
+
+def _run_together(commands: list[list[str]], env: dict) -> list[tuple[int, str, str]]:
+    procs = [subprocess.Popen([sys.executable, "-m", "builders.cli", *c], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for c in commands]
+    results = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=600)
+        results.append((proc.returncode, stdout, stderr))
+    return results
+
+
+def test_two_builds_into_one_new_folder_never_lose_data(tmp_path, source_cache):
+    """Overlapping config sets at once, without --wait: each succeeds or fails at once with a clear line."""
+    out = tmp_path / "oneruler"
+    env = sub_env(tmp_path, source_cache)
+    sets = [["pl_s_niah_8k", "pl_mk_niah_8k"], ["pl_mk_niah_8k", "pl_mv_niah_8k"]]
+    results = _run_together([["build", *s, "--out", str(out), "--samples", "1", "--quiet"] for s in sets], env)
+    built = set()
+    for names, (code, stdout, stderr) in zip(sets, results):
+        assert "Traceback" not in stderr
+        if code == 0:
+            built |= set(names)
+            continue
+        errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+        assert code == 2 and len(errors) == 1 and stdout == "", stderr
+        assert f"{out}: locked by another `oneruler build`" in errors[0] and "--wait SECONDS" in errors[0]
+    assert built, results
+    assert set(assert_export_is_exact(out)["configs"]) == built
+
+
+def test_two_builds_into_an_existing_export_wait_for_each_other(tmp_path, source_cache):
+    out = tmp_path / "oneruler"
+    env = sub_env(tmp_path, source_cache)
+    first = cli(["build", "ko_s_niah_8k", "ko_mk_niah_8k", "--out", str(out), "--samples", "1", "--quiet"], env)
+    assert first.returncode == 0, first.stderr
+    sets = [["ko_mk_niah_8k", "ko_mv_niah_8k", "ko_mq_niah_8k"], ["ko_mv_niah_8k", "ko_none_niah_8k"]]
+    results = _run_together([["build", *s, "--out", str(out), "--samples", "1", "--quiet", "--wait", "300"]
+                             for s in sets], env)
+    assert [r[0] for r in results] == [0, 0], [r[2] for r in results]
+    waited = [r for r in results if "waiting up to 300 s for another `oneruler build`" in r[2]]
+    assert len(waited) <= 1  # at most the second one waited (they may also not have overlapped)
+    manifest = assert_export_is_exact(out)
+    assert sorted(manifest["configs"]) == sorted(f"ko_{t}_8k" for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah"))
+
+
+def _process_table() -> dict[int, tuple[int, str, str]]:
+    """pid -> (parent pid, state, start time) of every process, read from /proc (Linux)."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # exited meanwhile
+        fields = stat[stat.rfind(")") + 2:].split()
+        table[int(entry)] = (int(fields[1]), fields[0], fields[19])
+    return table
+
+
+def _descendants(pid: int) -> dict[int, str]:
+    table, found, todo = _process_table(), {}, [pid]
+    while todo:
+        parent = todo.pop()
+        for child, (ppid, _, started) in table.items():
+            if ppid == parent and child not in found:
+                found[child] = started
+                todo.append(child)
+    return found
+
+
+def test_a_sigkilled_parallel_build_leaves_no_process_alive(tmp_path, source_cache):
+    """Workers and the resource tracker go away on their own within seconds of the parent's SIGKILL."""
+    env = sub_env(tmp_path, source_cache)
+    proc = subprocess.Popen([sys.executable, "-m", "builders.cli", "build", "pl_*_32k", "--out", str(tmp_path / "o"),
+                             "--samples", "3", "--num-proc", "2", "--quiet"], env=env, cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    children: dict[int, str] = {}
+    try:
+        while time.monotonic() < deadline and proc.poll() is None and len(children) < 3:
+            time.sleep(0.1)
+            children = _descendants(proc.pid)  # 2 workers + multiprocessing's resource tracker
+        assert proc.poll() is None and len(children) >= 3, children
+        time.sleep(1)  # the workers are building
+        children = _descendants(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+
+    def alive() -> list[int]:
+        table = _process_table()
+        return [pid for pid, started in children.items()
+                if pid in table and table[pid][2] == started and table[pid][1] != "Z"]
+
+    until = time.monotonic() + 20  # they exit within ~1 s; the margin is for a loaded CI machine
+    while alive() and time.monotonic() < until:
+        time.sleep(0.2)
+    left = {pid: (Path(f"/proc/{pid}/cmdline").read_bytes()[:120], Path(f"/proc/{pid}/status").read_text()[:300])
+            for pid in alive()}
+    assert not left, left
+
+
+def test_progress_is_plain_lines_on_a_pipe_and_a_short_cwe_config_warns(tmp_path, source_cache):
+    """No carriage-return redraws in a log; the config whose word pool ran out says so with its lengths."""
+    out = tmp_path / "oneruler"
+    res = cli(["build", "ko_cwe_easy_128k", "pl_s_niah_8k", "--out", str(out), "--samples", "1"],
+              sub_env(tmp_path, source_cache))
+    assert res.returncode == 0, res.stderr
+    assert "\r" not in res.stderr and "\x1b" not in res.stderr
+    lines = res.stderr.splitlines()
+    assert re.fullmatch(r"\[1/2\] built ko_cwe_easy_128k \(\d+\.\d s\)", lines[0]), lines
+    stats = read_manifest(out)["configs"]["ko_cwe_easy_128k"]["stats"]
+    assert stats["cwe_pool_exhausted"] == 1 and stats["num_tokens_min"] < 0.9 * stats["budget"]
+    warnings = [line for line in lines if line.startswith("warning:")]
+    assert warnings == [
+        f"warning: ko_cwe_easy_128k: the word pool ({stats['cwe_pool_size']} words) ran out: 1 of 1 example(s) are "
+        f"short, reaching {stats['num_tokens_min']:,} of {stats['budget']:,} tokens "
+        f"({100 * stats['num_tokens_min'] / stats['budget']:.0f} %)"
+    ]
+    assert re.fullmatch(r"\[2/2\] built pl_s_niah_8k \(\d+\.\d s\)", lines[-1]), lines

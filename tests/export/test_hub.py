@@ -92,13 +92,14 @@ def test_second_push_replaces_stale_shards_on_a_branch(hub, export_dir, tmp_path
     shutil.copytree(export_dir, work)
     r1 = run(["push", str(work), "--repo-id", "my-org/oneruler"], endpoint, token, tmp_path, source_cache)
     assert r1.returncode == 0, r1.stderr[-3000:]
-    build_dataset(["it_s_niah_8k"], work, samples=2, seed=5, cache_dir=str(source_cache), progress=False)
+    build_dataset(["it_s_niah_8k"], work, samples=2, seed=5, cache_dir=str(source_cache), progress=False,
+                  force=True)  # another seed: every config of the export is rebuilt
     r2 = run(["push", str(work), "--repo-id", "my-org/oneruler", "--revision", "v2"], endpoint, token, tmp_path,
              source_cache)
     assert r2.returncode == 0, r2.stderr[-3000:]
     v2 = state.files("dataset", "my-org/oneruler", "v2")
     v2.pop(".gitattributes")
-    assert v2 == local_files(work)  # the old it_s_niah_8k shard was deleted in the same commit
+    assert v2 == local_files(work)  # the old shards were deleted in the same commit
     main = state.files("dataset", "my-org/oneruler", "main")
     main.pop(".gitattributes")
     assert main == local_files(export_dir)  # main untouched

@@ -14,7 +14,8 @@ from builders.export.build import build_dataset
 from builders.export.manifest import read_manifest, write_manifest
 
 REPO = Path(__file__).resolve().parents[2]
-LLAMA3 = REPO.parent / "shared" / "tokenizers" / "hf" / "llama3"
+# beside the tiktoken files that conftest points TIKTOKEN_CACHE_DIR at (absolute), whatever the checkout
+LLAMA3 = Path(os.environ["TIKTOKEN_CACHE_DIR"]).parent / "hf" / "llama3"
 
 
 def cli(args: list[str], tmp: Path, source_cache: Path) -> subprocess.CompletedProcess:
@@ -112,3 +113,4 @@ def test_verify_refuses_a_folder_without_manifest(tmp_path, source_cache):
     (tmp_path / "empty").mkdir()
     res = cli(["verify", str(tmp_path / "empty")], tmp_path, source_cache)
     assert res.returncode == 2 and "no manifest.json" in res.stderr
+

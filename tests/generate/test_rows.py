@@ -337,4 +337,4 @@ def test_too_small_length_is_a_clear_error(generator, sources, cl100k):
     from builders.generate.budget import BudgetError
 
     with pytest.raises(BudgetError, match="en_s_niah_100: the budget of 70 tokens is too small"):
-        generator.example(parse_config_name("en_s_niah_100"), 0)
+        generator.example(ConfigSpec("en", "s_niah", 100), 0)  # names refuse bare lengths < 1,000

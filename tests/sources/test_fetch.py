@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,16 @@ BOOK = "OneRuler/data/books/ko/boys_sorrow_yi_kwangsu_ko.txt"
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     truncate: set[str] = set()  # paths whose body is cut short (connection closed mid-way)
+    drip: set[str] = set()  # paths sent one byte every DRIP_S seconds (never stalling a single read)
 
     def log_message(self, *args):  # keep test output clean
         pass
 
     def do_GET(self):
         rel = self.path.lstrip("/")
+        if rel in self.drip:
+            self._drip(rel)
+            return
         if rel in self.truncate:
             data = (Path(self.directory) / rel).read_bytes()
             self.send_response(200)
@@ -40,12 +45,30 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
+    def _drip(self, rel: str) -> None:
+        data = (Path(self.directory) / rel).read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        try:
+            for i in range(60):  # bounded: the server never outlives the test
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(DRIP_S)
+        except OSError:
+            pass  # the client gave up
+        self.close_connection = True
+
+
+DRIP_S = 0.2
+
 
 @pytest.fixture
 def http_mirror(mirror):
     """A real HTTP server on 127.0.0.1 serving the shared mirror folder."""
     handler = functools.partial(_Handler, directory=str(mirror))
     _Handler.truncate = set()
+    _Handler.drip = set()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -143,3 +166,55 @@ def test_http_404_names_the_url(http_mirror, tmp_path):
     ghost = SourceFile("OneRuler/data/nope.txt", "0" * 64, 1, "book", "xx", "MIT")
     with pytest.raises(SourceError, match=r"nope\.txt: HTTP 404"):
         fetch_sources([ghost], mirror=http_mirror, cache_dir=tmp_path, progress=False)
+
+
+def test_a_dripping_download_fails_at_its_deadline_naming_the_file_and_bytes(http_mirror, tmp_path, monkeypatch):
+    """One byte every 0.2 s never trips the 60 s per-read timeout; the per-file deadline stops it."""
+    _Handler.drip = {BOOK}
+    monkeypatch.setenv("ONERULER_DOWNLOAD_TIMEOUT", "1.5")
+    entry = [e for e in load_manifest() if e.path == BOOK]
+    t0 = time.monotonic()
+    with pytest.raises(SourceError) as info:
+        fetch_sources(entry, mirror=http_mirror, cache_dir=tmp_path, progress=False)
+    elapsed = time.monotonic() - t0
+    message = str(info.value)
+    assert message.startswith(f"{BOOK}: download did not finish within ONERULER_DOWNLOAD_TIMEOUT=1.5 s")
+    received = int(message.split("(")[1].split(" of ")[0])
+    assert 3 <= received <= 12 and f"of {entry[0].size} bytes received" in message
+    assert elapsed < 10  # a deadline, not the per-read timeout (60 s)
+    assert not _blobs(tmp_path) and not list(tmp_path.rglob("*.part"))
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "inf", "nan"])
+def test_a_bad_download_timeout_is_refused_by_name(mirror, tmp_path, monkeypatch, value):
+    monkeypatch.setenv("ONERULER_DOWNLOAD_TIMEOUT", value)
+    with pytest.raises(SourceError, match=f"ONERULER_DOWNLOAD_TIMEOUT='{value}': expected a positive number"):
+        fetch_sources(load_manifest()[:1], mirror=str(mirror), cache_dir=tmp_path, progress=False)
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o027, 0o640)])
+def test_cache_files_honour_the_umask(mirror, tmp_path, umask, mode):
+    """A cache shared by a team: blobs readable by the group (and others under 022), not mkstemp's 0600."""
+    old = os.umask(umask)
+    try:
+        fetch_sources(load_manifest()[:3], mirror=str(mirror), cache_dir=tmp_path, progress=False)
+    finally:
+        os.umask(old)
+    blobs = _blobs(tmp_path)
+    assert len(blobs) == 3
+    assert {p.stat().st_mode & 0o777 for p in blobs} == {mode}
+
+
+def test_concurrent_fetches_into_one_cache(mirror, tmp_path):
+    """Two real `oneruler fetch` processes filling one empty cache at once both succeed."""
+    env = {**os.environ, "ONERULER_MIRROR": str(mirror), "ONERULER_CACHE": str(tmp_path / "cache"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    procs = [subprocess.Popen([sys.executable, "-m", "builders.cli", "fetch"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    assert [r[2] for r in results] == [0, 0], [r[1][-2000:] for r in results]
+    entries = load_manifest()
+    assert len(_blobs(tmp_path / "cache")) == len(entries)
+    for e in entries:
+        assert hashlib.sha256(blob_path(tmp_path / "cache", e.sha256).read_bytes()).hexdigest() == e.sha256
+    assert not list((tmp_path / "cache").rglob("*.part"))

@@ -95,3 +95,46 @@ def test_list_command_prints_the_grid():
     assert out.stdout.split() == [f"ko-{i}_{t}_8k" for i in ("en", "pl") for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah")]
     bad = subprocess.run([sys.executable, "-m", "builders.cli", "list", "zz_*"], capture_output=True, text=True)
     assert bad.returncode == 2 and "matches no config" in bad.stderr and not bad.stdout
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("pl_s_niah_128", "did you mean 'pl_s_niah_128k' (128,000 tokens)?"),
+    ("ko-en_cwe_easy_999_o200k", "did you mean 'ko-en_cwe_easy_999k_o200k'"),
+    ("pl_s_niah_999999999999", "above the maximum of 10m (10,000,000 tokens"),
+    ("pl_s_niah_10001k", "above the maximum of 10m"),
+])
+def test_lengths_that_are_surely_typos_are_refused_with_the_fix(name, fragment):
+    with pytest.raises(ConfigNameError) as info:
+        parse_config_name(name)
+    assert fragment in str(info.value) and name in str(info.value)
+    assert "did you mean 'pl_s_niah_8k'" not in str(info.value)
+
+
+def test_lengths_at_the_limits_are_accepted():
+    assert parse_config_name("pl_s_niah_1000").length == 1000
+    assert parse_config_name("pl_s_niah_10m").length == 10_000_000
+    with pytest.raises(ConfigNameError, match="above the maximum"):
+        ConfigSpec("pl", "s_niah", 10_000_001)
+
+
+@pytest.mark.parametrize("pattern, says, never", [
+    ("pl_*_256k", ["256k is not a standard length (8k, 32k, 64k, 128k)", "oneruler build pl_s_niah_256k",
+                   "e.g. 'pl_*_128k'"], ["64k'"]),
+    ("pl_*_256k_o200k", ["oneruler build pl_s_niah_256k_o200k", "'pl_*_128k_o200k'"], []),
+    ("pl_*_128", ["did you mean 'pl_*_128k'?"], []),
+    ("xx_*", ["unknown language 'xx'", "valid: cs, da"], []),
+    ("ta-sw_*", ["pair en, ko, pl only", "ta-sw_s_niah_8k"], []),
+    ("*_s_nih_*", ["'pl_*' (one language)", "'*_128k' (one length)", "oneruler list GLOB"], []),
+])
+def test_a_glob_matching_nothing_suggests_globs_that_do(pattern, says, never):
+    with pytest.raises(ConfigNameError) as info:
+        match_configs([pattern])
+    message = str(info.value)
+    assert message.startswith(f"pattern {pattern!r} matches no config of the standard grid: ")
+    for fragment in says:
+        assert fragment in message
+    for fragment in never:
+        assert fragment not in message
+    # every glob the message suggests selects something
+    for suggested in [w.strip("'?,;") for w in message.split() if "*" in w and w.strip("'?,;") != pattern]:
+        assert match_configs([suggested]), suggested
