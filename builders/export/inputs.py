@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import metadata
 from pathlib import Path
 from typing import Iterator
 
 from ..base.files import atomic_write_bytes, sha256_bytes
+from ..base.versions import package_versions as installed_versions
 from .cardfacts import cwe_pool_facts, haystack_facts, key_draw_counts, marker_prefix
 from ..generate.rows import RowGenerator
 from ..generate.tokenizer import TokenizerRegistry
@@ -43,13 +43,7 @@ CARD_FACT_KEYS: tuple[str, ...] = ("fixes", "books", "draws")
 
 def package_versions() -> dict[str, str]:
     """Versions of the packages whose behaviour determines the bytes of a build."""
-    out = {}
-    for name in PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return installed_versions(PACKAGES)
 
 
 def modules_hash(modules: tuple[str, ...]) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
 from ..base.errors import OneRulerError
+from ..base.versions import package_versions as installed_versions
 from .client import Completion, ServerClient
 from .dataset import RunRow, config_files, dataset_identity, load_run_rows, resolve_source, select_configs
 from .options import RetryPolicy, SamplingOptions, failure_limit
@@ -79,14 +79,8 @@ def now() -> str:
 
 
 def package_versions() -> dict[str, str]:
-    """Versions of the packages a run's outputs depend on."""
-    out = {}
-    for name in PACKAGES:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
+    """Versions of the packages a run's outputs depend on (those installed)."""
+    return installed_versions(PACKAGES, missing=None)
 
 
 def row_line(row: RunRow, done: Completion) -> dict[str, Any]:
