@@ -87,6 +87,11 @@ class TiktokenTokenizer(Tokenizer):
     def identity(self) -> str:
         return self._enc.name
 
+    @property
+    def pattern(self) -> str:
+        """The encoding's pre-tokenizer regex (what ``generate/counting.py`` analyses)."""
+        return self._enc._pat_str
+
     def encode(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(text)
 
@@ -150,11 +155,33 @@ class HFTokenizer(Tokenizer):
         name = self.hub_id or "tokenizer.json"
         return f"{name}@sha256:{self.fingerprint[:16]}"
 
+    @cached_property
+    def config(self) -> dict:
+        """The parsed tokenizer.json (normalizer, pre-tokenizer, model, added tokens)."""
+        import json
+
+        return json.loads(self._json_path.read_text(encoding="utf-8"))
+
+    def normalize(self, text: str) -> str:
+        """``text`` as the tokenizer's normalizer leaves it (unchanged without one)."""
+        normalizer = self._tok.normalizer
+        return text if normalizer is None else normalizer.normalize_str(text)
+
     def encode(self, text: str) -> list[int]:
         return self._tok.encode(text, add_special_tokens=False).ids
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+        return [e.ids for e in self._encode_fast(list(texts))]
+
+    def count(self, text: str) -> int:
+        return len(self._encode_fast([text])[0].ids)
+
+    def _encode_fast(self, texts: list[str]):
+        # encode_batch_fast skips the offsets (same ids, half the time); older `tokenizers` lack it
+        fast = getattr(self._tok, "encode_batch_fast", None)
+        if fast is None:
+            return self._tok.encode_batch(texts, add_special_tokens=False)
+        return fast(texts, add_special_tokens=False)
 
     def _fingerprint(self) -> str:
         return hashlib.sha256(self._json_path.read_bytes()).hexdigest()

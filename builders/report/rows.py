@@ -66,9 +66,15 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     wanted = sorted(configs)
     if all(mapping[c] for c in wanted):
         files = sorted({f for c in wanted for f in mapping[c]})
-        parts = [_load(dataset, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s)")]
+        if path.is_dir():
+            # The card was read above (libyaml); the packaged Parquet reader skips parsing it again
+            # with the pure-Python loader and building a config object for each of its configs.
+            source, files = "parquet", [str(path / f) for f in files]
+        else:
+            source = dataset
+        parts = [_load(source, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s) of {dataset!r}")]
     else:
-        parts = [_load(dataset, dict(name=c), cache_dir, f"config {c!r}") for c in wanted]
+        parts = [_load(dataset, dict(name=c), cache_dir, f"config {c!r} of {dataset!r}") for c in wanted]
     rows: dict[str, dict] = {}
     for ds in parts:
         missing = [c for c in ROW_COLUMNS if c not in ds.column_names]
@@ -89,4 +95,4 @@ def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
         try:
             return datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, **how)
         except Exception as exc:  # noqa: BLE001
-            raise OneRulerError(f"cannot load {what} of {dataset!r}: {exc}") from None
+            raise OneRulerError(f"cannot load {what}: {exc}") from None
