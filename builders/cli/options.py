@@ -25,6 +25,9 @@ seed_option = click.option("--seed", default=DEFAULT_SEED, show_default=True, ty
 num_proc_option = click.option("--num-proc", default=1, show_default=True, type=int,
                                help="Configs built in parallel processes.")
 quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
+full_count_option = click.option(
+    "--full-count", is_flag=True,
+    help="Tokenise every candidate prompt whole instead of counting it by construction (same rows, slower).")
 datasets_cache_option = click.option("--datasets-cache", default=None, metavar="DIR",
                                      help="Cache folder of the `datasets` library for loading rows.")
 

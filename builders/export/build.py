@@ -118,12 +118,14 @@ def build_dataset(
     force: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    full_count: bool = False,
 ) -> BuildSummary:
     """Build the configs matching ``patterns`` into ``out_dir`` (adding to what it already holds).
 
     Skips configs whose shard matches the manifest and whose recorded inputs (seed, samples,
     tokenizer identity and fingerprint, oneruler version, generator code) equal this build's, unless
-    ``force``. Results are byte-identical for any ``num_proc`` and any build order.
+    ``force``. Results are byte-identical for any ``num_proc`` and any build order, and with or
+    without ``full_count`` (tokenise every candidate prompt whole instead of counting it by construction).
     """
     t0 = time.perf_counter()
     log = log or (lambda msg: None)
@@ -137,7 +139,7 @@ def build_dataset(
         raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k'")
     out = Path(out_dir)
     manifest = open_export(out)
-    inputs = BuildInputs(mirror, cache_dir, tokenizer_specs)
+    inputs = BuildInputs(mirror, cache_dir, tokenizer_specs, full_count)
     adopt_sources(out, manifest, inputs)
     journal = Journal(out)
     plan = plan_build(out, manifest, specs, inputs, samples, seed, force, journal)

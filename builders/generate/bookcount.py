@@ -19,55 +19,113 @@ from .counting import Counter, Piece, Tally
 
 
 class BookCounter:
-    """Exact counting over one book's units (``joiner + sentence``, cycling) for one tokenizer."""
+    """Exact counting over one book's units (``joiner + sentence``, cycling) for one tokenizer.
+
+    The cuts that lie inside a run of units whatever surrounds it (cuts inside units, and joins
+    between two book units that are cuts) are listed once per cycle with the tokens of the text
+    between consecutive cuts summed into ``gain``: a run then costs two look-ups plus its two ends.
+    """
 
     def __init__(self, sentences: Sequence[str], costs: Sequence[int], joiner: str, counter: Counter):
         self.counter, self.joiner, self.n = counter, joiner, len(sentences)
         units = [joiner + s for s in sentences]
         pieces = counter.pieces(units, costs) if counter.exact and self.n else None
         first = counter.pieces([sentences[0]]) if pieces else None
-        self.exact = bool(pieces and first)
+        self.exact = pieces is not None
         if not self.exact:
             return
         self.units, self.first_piece = pieces, first[0]
-        self.cost_prefix = [0, *accumulate(costs)]
         self.pos = [0, *accumulate(len(u) for u in units)]  # character offsets of the units
         self.cycle = "".join(units)
-        self.cutless = [0, *accumulate(p.first is None for p in pieces)]
-        corr, bad = self._corrections(pieces)
-        self.corr_prefix = [0, *accumulate(corr)]
-        self.bad_prefix = [0, *accumulate(bad)]
+        self._index_cuts(pieces)
 
-    def _corrections(self, pieces: list[Piece]) -> tuple[list[int], list[int]]:
-        """Per join i | i+1 (cyclic): tokens the join adds (0 at a cut); bad = chained through a cut-less unit."""
-        corr, bad, windows, where = [0] * self.n, [0] * self.n, [], []
-        for i, left in enumerate(pieces):
-            right = pieces[(i + 1) % self.n]
-            if left.first is None or right.first is None:
-                bad[i] = 1
-            elif not self.counter.is_cut(left.text[-1], right.text[0]):
-                windows.append(left.text[left.last:] + right.text[:right.first])
-                where.append(i)
-        for i, tokens in zip(where, self.counter.count_batch(windows) if windows else []):
-            corr[i] = tokens - pieces[i].trail - pieces[(i + 1) % self.n].lead
-        return corr, bad
+    def _index_cuts(self, pieces: list[Piece]) -> None:
+        cuts: list[int] = []
+        tags: list[tuple[int, str]] = []
+        for i, piece in enumerate(pieces):
+            if self.counter.is_cut(pieces[i - 1].text[-1], piece.text[0]):
+                cuts.append(self.pos[i])
+                tags.append((i, "join"))
+            if piece.first is not None:
+                cuts.append(self.pos[i] + piece.first)
+                tags.append((i, "first"))
+                if piece.last != piece.first:
+                    cuts.append(self.pos[i] + piece.last)
+                    tags.append((i, "last"))
+        self.cuts, self.m = cuts, len(cuts)
+        if not self.m:
+            return
+        segments = [self._known(tags[j], tags[(j + 1) % self.m]) for j in range(self.m)]
+        self._fill(segments, [(self._cut_at(j), self._cut_at(j + 1)) for j in range(self.m)])
+        self.gain = [0, *accumulate(segments)]
+        self.first_after = [bisect.bisect_right(cuts, self.pos[i]) for i in range(self.n)]
+        self.last_before = [bisect.bisect_left(cuts, self.pos[i + 1]) - 1 for i in range(self.n)]
+        leads = [pieces[i].lead if pieces[i].first is not None else
+                 (pieces[i].count if self._cut_at(self.first_after[i]) == self.pos[i + 1] else None)
+                 for i in range(self.n)]
+        trails = [pieces[i].trail if pieces[i].first is not None else
+                  (pieces[i].count if self._cut_at(self.last_before[i]) == self.pos[i] else None)
+                  for i in range(self.n)]
+        self._fill(leads, [(self.pos[i], self._cut_at(self.first_after[i])) for i in range(self.n)])
+        self._fill(trails, [(self._cut_at(self.last_before[i]), self.pos[i + 1]) for i in range(self.n)])
+        self.leads, self.trails = leads, trails
 
-    def _abs(self, prefix: list[int], i: int) -> int:
-        full, rest = divmod(i, self.n)
+    def _known(self, tag: tuple[int, str], nxt: tuple[int, str]) -> int | None:
+        """Tokens between two consecutive cuts when the pieces' counts give them (else None)."""
+        (i, kind), (j, kind2) = tag, nxt
+        piece = self.units[i]
+        if kind == "first" and j == i and kind2 == "last":
+            return piece.count - piece.lead - piece.trail
+        if kind == "join" and j == i and kind2 == "first":
+            return piece.lead
+        nxt_unit = j == (i + 1) % self.n
+        if kind in ("first", "last") and kind2 == "join" and nxt_unit:  # "first" here: first == last
+            return piece.trail
+        if kind == "join" and kind2 == "join" and nxt_unit:
+            return piece.count
+        return None
+
+    def _fill(self, values: list[int | None], spans: list[tuple[int, int]]) -> None:
+        """Tokenise the texts of the spans whose value is None (one batch)."""
+        missing = [k for k, v in enumerate(values) if v is None]
+        if missing:
+            counts = self.counter.count_batch([self._text(*spans[k]) for k in missing])
+            for k, c in zip(missing, counts):
+                values[k] = c
+
+    def _cut_at(self, j: int) -> int:
+        """Absolute character offset of cut j (cut indices cycle with the book)."""
+        full, rest = divmod(j, self.m)
+        return full * self.pos[-1] + self.cuts[rest]
+
+    def _abs(self, prefix: list[int], i: int, period: int) -> int:
+        full, rest = divmod(i, period)
         return full * prefix[-1] + prefix[rest]
+
+    def _text(self, start: int, end: int) -> str:
+        """The cycling book text between absolute character offsets."""
+        size, parts = self.pos[-1], []
+        while start < end:
+            i = start % size
+            chunk = min(size - i, end - start)
+            parts.append(self.cycle[i:i + chunk])
+            start += chunk
+        return "".join(parts)
 
     def add_run(self, tally: Tally, a: int, b: int) -> None:
         """Append units a..b-1 (absolute, cycling), each with its joiner."""
-        if b - a >= 3 and self._abs(self.cutless, b) == self._abs(self.cutless, a) \
-                and self._abs(self.bad_prefix, b - 1) == self._abs(self.bad_prefix, a):
-            first, last = self.units[a % self.n], self.units[(b - 1) % self.n]
-            tally.add(first)
-            tokens = (self._abs(self.cost_prefix, b) - self._abs(self.cost_prefix, a + 1) + first.trail - last.trail
-                      + self._abs(self.corr_prefix, b - 1) - self._abs(self.corr_prefix, a))
-            tally.add_known(tokens, last)
+        if b <= a:
             return
-        for i in range(a, b):
-            tally.add(self.units[i % self.n])
+        start, end = self._abs(self.pos, a, self.n), self._abs(self.pos, b, self.n)
+        if self.m:
+            c1 = (a // self.n) * self.m + self.first_after[a % self.n]
+            c2 = ((b - 1) // self.n) * self.m + self.last_before[(b - 1) % self.n]
+            if c1 <= c2:  # a cut inside the run: its middle is known, its two ends are windows
+                tally.add_text(self._text(start, self._cut_at(c1)), self.leads[a % self.n], close=True)
+                tally.total += self._abs(self.gain, c2, self.m) - self._abs(self.gain, c1, self.m)
+                tally.add_text(self._text(self._cut_at(c2), end), self.trails[(b - 1) % self.n])
+                return
+        tally.add_text(self._text(start, end), None)
 
     def book_tokens(self) -> int:
         """Exact tokens of ``joiner.join(sentences)``: the whole book once."""
@@ -78,7 +136,7 @@ class BookCounter:
 
     def _units_until(self, a: int, chars: int) -> int | None:
         """b such that units a..b-1 span exactly ``chars`` characters (None if no unit boundary is there)."""
-        target = self._abs(self.pos, a) + chars
+        target = self._abs(self.pos, a, self.n) + chars
         full, rest = divmod(target, self.pos[-1])
         i = bisect.bisect_left(self.pos, rest)
         if i > self.n or self.pos[i] != rest:
@@ -102,7 +160,7 @@ class BookCounter:
         b = self._units_until(unit, end - cursor + skip)
         if b is None or (cursor == 0 and b == unit and end > 0):
             return None
-        if not self._same_text(context, cursor, self._abs(self.pos, unit) + skip, self._abs(self.pos, b)):
+        if not self._same_text(context, cursor, self._abs(self.pos, unit, self.n) + skip, self._abs(self.pos, b, self.n)):
             return None
         return b
 

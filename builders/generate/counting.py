@@ -60,30 +60,38 @@ def gpt_cut(x: str, y: str) -> bool:
 
 
 def _second_of_a_pair() -> frozenset[str]:
-    """Characters that NFC may compose onto the character before them (or that are not starters)."""
-    seconds = set(map(chr, range(0x1161, 0x1176))) | set(map(chr, range(0x11A8, 0x11C3)))  # Hangul V, T jamo
-    for cp in range(0x110000):
+    """Characters NFC may compose onto the character before them (second of a canonical pair, Hangul V/T)."""
+    seconds = set(map(chr, range(0x1161, 0x1176))) | set(map(chr, range(0x11A8, 0x11C3)))
+    for cp in range(0x30000):  # no canonical pair beyond the first three planes
         d = unicodedata.decomposition(chr(cp))
-        if d and not d.startswith("<"):
-            parts = d.split()
-            if len(parts) == 2:
-                seconds.add(chr(int(parts[1], 16)))
+        if d and not d.startswith("<") and len(d.split()) == 2:
+            seconds.add(chr(int(d.split()[1], 16)))
     return frozenset(seconds)
 
 
 class _Nfc:
-    """NFC boundary test: ``stable(y)`` means NFC never changes text across a boundary before y."""
+    """Where NFC cannot change text across a boundary (proof: docs/generation.md)."""
 
     _seconds: frozenset[str] | None = None
 
     @classmethod
-    def stable(cls, y: str) -> bool:
+    def seconds(cls) -> frozenset[str]:
         if cls._seconds is None:
             cls._seconds = _second_of_a_pair()
-        if unicodedata.combining(y) or y in cls._seconds or unicodedata.category(y) == "Cn":
+        return cls._seconds
+
+    @classmethod
+    def stable(cls, y: str) -> bool:
+        """NFC(a + y…) == NFC(a) + NFC(y…) for any a: y decomposes to a starter nothing composes onto."""
+        if unicodedata.category(y) == "Cn":
             return False
-        d = unicodedata.decomposition(y)
-        return not d or d.startswith("<") or not unicodedata.combining(chr(int(d.split()[0], 16)))
+        first = unicodedata.normalize("NFD", y)[0]
+        return not unicodedata.combining(first) and first not in cls.seconds()
+
+    @classmethod
+    def kept_last(cls, x: str) -> bool:
+        """NFC(…x) still ends with x: x has no decomposition and composes onto nothing."""
+        return unicodedata.normalize("NFD", x) == x and x not in cls.seconds()
 
 
 @dataclass(frozen=True)
@@ -168,13 +176,9 @@ class Counter:
         p = self.profile
         if p.cut is None or not p.cut(x, y) or (x + y) in p.added_pairs:
             return False
-        return not p.nfc or _Nfc.stable(y)
-
-    def normalized(self, text: str) -> bool:
-        """True if the tokenizer's normalizer leaves ``text`` unchanged (always, without one)."""
-        if not self.profile.nfc:
-            return True
-        return unicodedata.is_normalized("NFC", text) and self.tokenizer.normalize(text) == text
+        # NFC: the boundary must survive normalisation, and the rule must hold on the normalised
+        # characters (a space stays a space; other rules need x unchanged by NFC).
+        return not p.nfc or (_Nfc.stable(y) and (y == " " or _Nfc.kept_last(x)))
 
     def cuts(self, text: str) -> tuple[int | None, int | None]:
         """(first, last) positions 0 < i < len(text) where ``text`` is cut between i-1 and i."""
@@ -185,10 +189,8 @@ class Counter:
         last = next(i for i in range(len(text) - 1, first - 1, -1) if is_cut(text[i - 1], text[i]))
         return first, last
 
-    def pieces(self, texts: Sequence[str], counts: Sequence[int] | None = None) -> list[Piece] | None:
-        """Pieces for ``texts`` (counts given or tokenised here); None if a text is not normalised."""
-        if not all(self.normalized(t) for t in texts):
-            return None
+    def pieces(self, texts: Sequence[str], counts: Sequence[int] | None = None) -> list[Piece]:
+        """Pieces for ``texts`` (their own counts given, or tokenised here)."""
         counts = list(counts) if counts is not None else self.count_batch(texts)
         cuts = [self.cuts(t) for t in texts]
         ends = [t[:f] for t, (f, _) in zip(texts, cuts) if f is not None]
@@ -217,16 +219,27 @@ class Tally:
     def __init__(self, counter: Counter):
         self.counter = counter
         self.total = 0
-        self.pending: list[tuple[str, int]] = []  # the open window: texts since the last cut
+        self.pending: list[tuple[str, int | None]] = []  # the open window: texts since the last cut
         self.last_char = ""
 
     def flush(self) -> None:
         """Close the window at a cut."""
-        if len(self.pending) == 1:
+        if len(self.pending) == 1 and self.pending[0][1] is not None:
             self.total += self.pending[0][1]
         elif self.pending:
             self.total += self.counter.count("".join(text for text, _ in self.pending))
         self.pending = []
+
+    def add_text(self, text: str, tokens: int | None, close: bool = False) -> None:
+        """Append text without a cut inside (its own tokens, None: unknown); ``close``: a cut follows it."""
+        if not text:
+            return
+        if self.last_char and self.counter.is_cut(self.last_char, text[0]):
+            self.flush()
+        self.pending.append((text, tokens))
+        if close:
+            self.flush()
+        self.last_char = text[-1]
 
     def add(self, piece: Piece) -> None:
         """Append a piece (its text follows the text added so far)."""
@@ -242,12 +255,6 @@ class Tally:
             self.total += piece.count - piece.lead - piece.trail
             self.pending = [(piece.text[piece.last:], piece.trail)]
         self.last_char = piece.text[-1]
-
-    def add_known(self, tokens: int, last_piece: Piece) -> None:
-        """Add a stretch whose exact count up to ``last_piece``'s last cut is known (a book run)."""
-        self.total += tokens
-        self.pending = [(last_piece.text[last_piece.last:], last_piece.trail)]
-        self.last_char = last_piece.text[-1]
 
     def result(self) -> int:
         """The exact count of everything added."""

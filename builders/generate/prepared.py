@@ -88,6 +88,7 @@ class PreparedCache:
         self.numbering: dict[str, list[int]] = {}
         self.counters: dict[str, Counter] = {}
         self.list_corrections: dict[tuple[str, str], int | None] = {}
+        self.sentences: dict[str, list[str]] = {}  # segmented once per language, shared by tokenizers
 
     def counter(self, tokenizer: Tokenizer) -> Counter:
         """The exact counter of a tokenizer (full counts only with ``full_count``)."""
@@ -99,7 +100,9 @@ class PreparedCache:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
         key = (language, tokenizer.identity)
         if key not in self.books:
-            sentences = split_sentences(language, self.sources.book_text(language))
+            if language not in self.sentences:
+                self.sentences[language] = split_sentences(language, self.sources.book_text(language))
+            sentences = self.sentences[language]
             self.books[key], self.book_counters[key] = prepare_book(
                 sentences, language, get_language(language).joiner, tokenizer, self.counter(tokenizer))
         return self.books[key]
@@ -131,15 +134,14 @@ class PreparedCache:
         """Exact tokens of a CWE prompt minus its estimate (the same for every list), or None.
 
         The prompt is head + ``1.`` + `` w`` + `` 2.`` + … + tail. Every join after the first is a cut
-        when each pool word is normalised and is cut before a space and before the tail, so the
-        pieces' own costs add up (the estimate) and only the join head | ``1.`` needs a window.
+        when each pool word is cut before a space and before the tail, so the pieces' own costs add
+        up (the estimate) and only the join head | ``1.`` needs a window.
         """
         key = (language, tokenizer.identity)
         if key not in self.list_corrections:
             counter, words = self.counter(tokenizer), self.pool(language, tokenizer).words
             ok = counter.exact and counter.is_cut(".", " ") and all(
-                w and counter.is_cut(w[-1], " ") and (not tail or counter.is_cut(w[-1], tail[0]))
-                and counter.normalized(" " + w) for w in words) and counter.normalized(tail)
+                w and counter.is_cut(w[-1], " ") and (not tail or counter.is_cut(w[-1], tail[0])) for w in words)
             pieces = counter.pieces([head, "1."]) if ok else None
             self.list_corrections[key] = (None if pieces is None else
                                           counter.total(pieces) - pieces[0].count - counter.count(" 1."))

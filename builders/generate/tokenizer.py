@@ -96,7 +96,12 @@ class TiktokenTokenizer(Tokenizer):
         return self._enc.encode_ordinary(text)
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return self._enc.encode_ordinary_batch(list(texts))
+        texts = list(texts)
+        # tiktoken's batch call submits each text to a thread pool: worth it for long texts, while
+        # for many short ones (sentences, words, list markers) the futures cost more than encoding.
+        if sum(map(len, texts)) < 20_000 * len(texts):
+            return [self._enc.encode_ordinary(t) for t in texts]
+        return self._enc.encode_ordinary_batch(texts)
 
     def _fingerprint(self) -> str:
         h = hashlib.sha256()
@@ -161,11 +166,6 @@ class HFTokenizer(Tokenizer):
         import json
 
         return json.loads(self._json_path.read_text(encoding="utf-8"))
-
-    def normalize(self, text: str) -> str:
-        """``text`` as the tokenizer's normalizer leaves it (unchanged without one)."""
-        normalizer = self._tok.normalizer
-        return text if normalizer is None else normalizer.normalize_str(text)
 
     def encode(self, text: str) -> list[int]:
         return self._tok.encode(text, add_special_tokens=False).ids
