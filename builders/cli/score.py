@@ -36,8 +36,6 @@ from .options import datasets_cache_option
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing: str,
                   keep_think: bool, answer_tag: bool, allow_partial: bool, datasets_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
-    import datasets
-
     from ..report.aggregate import score_predictions
     from ..report.predictions import first_per_config, read_predictions
     from ..report.records import ScoringOptions
@@ -46,9 +44,6 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
 
     if missing == "upstream" and truncation != "paper":
         fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
-    # one progress bar per config and card warnings would bury the report and the error line
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
     preds = read_predictions(predictions)
     rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache)
     options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
