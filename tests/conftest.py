@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("ONERULER_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
 
 # No test writes into the user's real caches: every cache the code or its libraries may use points
 # into a private folder for this test process, removed at exit (set before anything imports them).

@@ -7,6 +7,7 @@ import click
 from .handler import cli_errors
 from .options import (
     echo_err,
+    full_count_option,
     num_proc_option,
     quiet_option,
     samples_option,
@@ -29,9 +30,11 @@ from .options import (
               help="Rebuild configs even if their shards match the manifest; with another --seed/--samples than "
                    "the export's, rebuild all its configs with the new values.")
 @wait_option
+@full_count_option
 @quiet_option
 @cli_errors
-def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, quiet):
+def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, full_count,
+                  quiet):
     """Build configs (names or globs over the standard grid) into the export folder --out."""
     from ..export.build import build_dataset, check_request
     from ..generate.tokenizer import parse_tokenizer_options
@@ -42,7 +45,7 @@ def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror
                   aliases=tokenizer_specs, wait=wait)
     summary = build_dataset(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc,
                             tokenizer_specs=tokenizer_specs, mirror=mirror, cache_dir=cache_dir, force=force,
-                            progress=not quiet, log=echo_err, wait=wait)
+                            progress=not quiet, log=echo_err, wait=wait, full_count=full_count)
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
         f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "

@@ -29,6 +29,9 @@ wait_option = click.option(
     help="If another build is writing into the folder, wait up to SECONDS for it (0: fail at once).",
 )
 quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
+full_count_option = click.option(
+    "--full-count", is_flag=True,
+    help="Tokenise every candidate prompt whole instead of counting it by construction (same rows, slower).")
 datasets_cache_option = click.option("--datasets-cache", default=None, metavar="DIR",
                                      help="Cache folder of the `datasets` library for loading rows.")
 

@@ -52,8 +52,6 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
     Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
     out like absent lines (the config is partial). The run's sidecar meta is copied into scores.json.
     """
-    import datasets
-
     from ..report.aggregate import score_predictions
     from ..report.predictions import first_per_config, read_predictions
     from ..report.records import ScoringOptions
@@ -62,9 +60,6 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
     from ..run.store import read_meta, unscored_lines
 
     options = options or ScoringOptions()
-    # one progress bar per config and card warnings would bury the report and the error line
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
     preds = read_predictions(predictions)
     rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache)
     unscored = unscored_lines(predictions)

@@ -198,13 +198,15 @@ def build_dataset(
     progress: bool = True,
     log: Callable[[str], None] | None = None,
     wait: float = 0.0,
+    full_count: bool = False,
 ) -> BuildSummary:
     """Build the configs matching ``patterns`` into ``out_dir`` (adding to what it already holds).
 
     Skips configs whose shard matches the manifest and whose recorded inputs (seed, samples,
     tokenizer identity and fingerprint, oneruler version, generator code) equal this build's, unless
-    ``force``. Results are byte-identical for any ``num_proc`` and any build order. Another build
-    writing into ``out_dir`` makes this one fail at once, or wait up to ``wait`` seconds.
+    ``force``. Results are byte-identical for any ``num_proc`` and any build order, and with or
+    without ``full_count`` (tokenise every candidate prompt whole instead of counting it by construction).
+    Another build writing into ``out_dir`` makes this one fail at once, or wait up to ``wait`` seconds.
     """
     t0 = time.perf_counter()
     log = log or (lambda msg: None)
@@ -213,7 +215,7 @@ def build_dataset(
                           aliases=tokenizer_specs, wait=wait)
     from .inputs import BuildInputs
 
-    inputs = BuildInputs(mirror, cache_dir, tokenizer_specs)
+    inputs = BuildInputs(mirror, cache_dir, tokenizer_specs, full_count)
     out = Path(out_dir)
     with FolderLock(out, wait, log, what="another `oneruler build`") as lock:
         journal = Journal(out)

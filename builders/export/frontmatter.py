@@ -1,6 +1,12 @@
 """The YAML front matter of an export's README: the Hub's view of the configs, read and written here only.
 
 Written with a YAML library (libyaml when available) once per build; read with the same library.
+
+The front matter declares every config with its data files (``configs:``) and no ``dataset_info``:
+the features travel in every shard's Parquet schema (``builders.spec.schema.FEATURES.arrow_schema``
+carries the ``huggingface`` metadata that ``datasets`` and the Hub viewer read), and split sizes are
+computed by the viewer. Repeating the same features 952 times made the README 1.25 MB, which
+``datasets`` parses with PyYAML's pure-Python loader on every ``load_dataset`` (about 5 s).
 """
 
 from __future__ import annotations
@@ -8,7 +14,6 @@ from __future__ import annotations
 import yaml
 
 from ..spec.defaults import SPLIT
-from ..spec.schema import FEATURES
 
 PRETTY_NAME = "ONERULER"
 TAGS = ["long-context", "needle-in-a-haystack", "multilingual", "cross-lingual", "benchmark", "synthetic"]
@@ -34,19 +39,12 @@ def size_category(n: int) -> str:
     return "10M<n<100M"
 
 
-def _features_yaml() -> list:
-    from datasets import DatasetInfo
-
-    return DatasetInfo(features=FEATURES)._to_yaml_dict()["features"]
-
-
 def front_matter(manifest: dict) -> dict:
-    """The YAML metadata of the export: configs with data_files, dataset_info, tags."""
+    """The YAML metadata of the export: configs with their data files, languages, tags (no dataset_info)."""
     configs = manifest["configs"]
     names = sorted(configs)
     langs = sorted({c for n in names for c in (configs[n]["context_language"], configs[n]["instruction_language"])})
     total_rows = sum(configs[n]["num_rows"] for n in names)
-    features = _features_yaml()
     meta: dict = {
         "pretty_name": PRETTY_NAME,
         "license": "mit",
@@ -58,20 +56,9 @@ def front_matter(manifest: dict) -> dict:
         "configs": [
             {"config_name": n, "data_files": [{"split": SPLIT, "path": configs[n]["file"]}]} for n in names
         ],
-        "dataset_info": [
-            {
-                "config_name": n,
-                "features": features,
-                "splits": [{"name": SPLIT, "num_bytes": int(configs[n]["stats"].get("arrow_bytes", 0)),
-                            "num_examples": int(configs[n]["num_rows"])}],
-                "download_size": int(configs[n]["size"]),
-                "dataset_size": int(configs[n]["stats"].get("arrow_bytes", 0)),
-            }
-            for n in names
-        ],
     }
     if not names:
-        del meta["configs"], meta["dataset_info"]
+        del meta["configs"]
     return meta
 
 

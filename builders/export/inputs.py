@@ -28,8 +28,9 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 GENERATOR_MODULES: tuple[str, ...] = (
     "spec/configs.py", "spec/defaults.py", "spec/languages.py", "spec/schema.py", "spec/tasks.py",
     "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
-    "generate/budget.py", "generate/cwe.py", "generate/niah.py", "generate/prepared.py", "generate/quotes.py",
-    "generate/rng.py", "generate/rows.py", "generate/segment.py", "generate/tokenizer.py",
+    "generate/bookcount.py", "generate/budget.py", "generate/counting.py", "generate/cwe.py", "generate/niah.py",
+    "generate/prepared.py", "generate/quotes.py", "generate/rng.py", "generate/rows.py", "generate/segment.py",
+    "generate/tokenizer.py",
     "export/shard.py",
 )
 # The modules whose code decides the card facts (data fixes, measured books, pools, draws).
@@ -62,13 +63,14 @@ class BuildInputs:
     """Sources, tokenizers and a row generator, loaded once per process."""
 
     def __init__(self, mirror: str | None = None, cache_dir: str | None = None,
-                 tokenizer_specs: dict[str, str] | None = None):
+                 tokenizer_specs: dict[str, str] | None = None, full_count: bool = False):
         self.mirror = mirror
         self.cache_dir = cache_dir
         self.tokenizer_specs = dict(tokenizer_specs or {})
+        self.full_count = full_count  # tokenise every candidate prompt whole (same rows, slower)
         self.sources = load_sources(mirror, cache_dir)
         self.tokenizers = TokenizerRegistry(self.tokenizer_specs)
-        self.generator = RowGenerator(self.sources, self.tokenizers)
+        self.generator = RowGenerator(self.sources, self.tokenizers, full_count)
 
     def tokenizer_record(self, alias: str) -> dict:
         """What the manifest records about the tokenizer behind ``alias``."""

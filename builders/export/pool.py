@@ -42,6 +42,7 @@ class InputSpec:
     mirror: str | None
     cache_dir: str | None
     tokenizer_specs: dict
+    full_count: bool = False
 
 
 class _WorkerState:
@@ -63,7 +64,7 @@ def _exit_with_parent(parent: int) -> None:
 
 def _init_worker(spec: InputSpec, progress_queue, parent: int) -> None:
     _exit_with_parent(parent)
-    _WorkerState.inputs = BuildInputs(spec.mirror, spec.cache_dir, spec.tokenizer_specs)
+    _WorkerState.inputs = BuildInputs(spec.mirror, spec.cache_dir, spec.tokenizer_specs, spec.full_count)
     _WorkerState.progress_queue = progress_queue
 
 
@@ -109,7 +110,7 @@ def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, pro
                 _reraise(job, exc, out)
             finish(info)
         return
-    spec = InputSpec(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs)
+    spec = InputSpec(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs, inputs.full_count)
     _run_parallel(jobs, out, min(num_proc, len(jobs)), spec, progress, finish)
 
 

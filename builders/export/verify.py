@@ -174,7 +174,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
         return report
     specs = recorded_tokenizers(configs, tokenizer_overrides)
     try:
-        inputs = BuildInputs(mirror, cache_dir, specs)
+        inputs = BuildInputs(mirror, cache_dir, specs, full_count=True)  # rebuild with whole-prompt counts
     except OneRulerError as exc:
         report.problems.append(f"sources unavailable: {exc}")
         log(f"FAIL  sources unavailable: {exc}")

@@ -103,13 +103,19 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
     def estimate(n: int) -> int:
         return overhead + words.estimate(n)
 
-    def measure(n: int) -> tuple[int, str]:
+    # Exact count by construction: every list of n words counts its estimate plus one fixed
+    # correction (prepared.list_correction); None: tokenise each candidate list whole.
+    correction = prepared.list_correction(spec.context_language, tokenizer, head, tail)
+
+    def measure(n: int) -> tuple[int, str | None]:
+        if correction is not None:
+            return estimate(n) + correction, None
         context = words.render(n, lambda x: estimate(x) <= budget)
         return tokenizer.count(head + context + tail), context
 
     fit = fit_units(budget=budget, estimate=estimate, unit_cost=words.unit_cost, measure=measure,
                     k_min=task.num_common, k_max=words.n_max, what=spec.name)
-    context = fit.payload
+    context = fit.payload if fit.payload is not None else words.render(fit.units, lambda x: estimate(x) <= budget)
     return {
         "input": head + context + tail,
         "answers": words.words[: task.num_common],

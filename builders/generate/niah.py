@@ -11,6 +11,7 @@ from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.languages import LANGUAGE_CODES, Language, get_language
 from ..spec.tasks import NiahSpec
+from .bookcount import BookCounter
 from .budget import fit_units
 from .prepared import PreparedBook, PreparedCache
 from .rng import StableRng
@@ -141,14 +142,24 @@ def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[in
 
 
 def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
-                 depths: tuple[int, ...], book: PreparedBook, joiner: str, tokenizer: Tokenizer):
-    """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens."""
+                 depths: tuple[int, ...], book: PreparedBook, joiner: str, tokenizer: Tokenizer,
+                 exact: BookCounter | None = None):
+    """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens.
+
+    Each candidate prompt is counted exactly: by construction with ``exact`` where it can
+    (``generate/bookcount.py``), else by tokenising it whole.
+    """
     head, tail = frame
     overhead = tokenizer.count(head) + tokenizer.count(tail) + sum(tokenizer.count_batch([joiner + n.text for n in needles]))
+    pieces = exact.counter.pieces([head, tail] + [t for n in needles for t in (n.text, joiner + n.text)]) \
+        if exact is not None and exact.exact else None
 
     def measure(k: int) -> tuple[int, str]:
         context = insert_needles(book.take(k), needles, depths, joiner, book.is_safe)
-        return tokenizer.count(head + context + tail), context
+        tokens = None
+        if pieces is not None:
+            tokens = exact.count_prompt(pieces[0], context, pieces[1], list(zip(pieces[2::2], pieces[3::2])))
+        return (tokenizer.count(head + context + tail) if tokens is None else tokens), context
 
     return fit_units(
         budget=budget,
@@ -171,7 +182,8 @@ def render_niah(spec: ConfigSpec, task: NiahSpec, draw: NiahDraw, sources: Sourc
     head, tail = prompt_frame(task, queries, inst, inst_t)
     budget = spec.length - task.reserve
     book = prepared.book(ctx.code, tokenizer)
-    fit = fit_haystack(spec, budget, (head, tail), needles, draw.depths, book, ctx.joiner, tokenizer)
+    fit = fit_haystack(spec, budget, (head, tail), needles, draw.depths, book, ctx.joiner, tokenizer,
+                       prepared.book_counter(ctx.code, tokenizer))
     context = fit.payload
     answers = [inst_t.none_word] if not task.relevant else [str(v) for v in draw.answer_values]
     return {

@@ -8,6 +8,8 @@ from itertools import accumulate
 
 from ..sources.store import Sources
 from ..spec.languages import get_language
+from .bookcount import BookCounter
+from .counting import Counter
 from .quotes import safe_boundaries
 from .segment import split_sentences
 from .tokenizer import Tokenizer
@@ -63,14 +65,17 @@ class PreparedPool:
     costs: list[int]
 
 
-def prepare_book(sentences: list[str], language: str, joiner: str, tokenizer: Tokenizer) -> PreparedBook:
-    """Pre-tokenise sentences once: per-unit costs, prefix sums and the book's join correction."""
+def prepare_book(sentences: list[str], language: str, joiner: str, tokenizer: Tokenizer,
+                 counter: Counter | None = None) -> tuple[PreparedBook, BookCounter]:
+    """Pre-tokenise sentences once: per-unit costs, prefix sums, the book's join correction, exact counting."""
     costs = tokenizer.count_batch([joiner + s for s in sentences])
     prefix = [0, *accumulate(costs)]
-    # One deterministic correction per book and tokenizer, so that one exact measurement
-    # usually suffices even where tokens merge across joins.
-    scale = tokenizer.count(joiner.join(sentences)) / prefix[-1]
-    return PreparedBook(language, sentences, costs, prefix, scale)
+    exact = BookCounter(sentences, costs, joiner, counter or Counter(tokenizer, full_count=True))
+    # One deterministic correction per book and tokenizer, so that the estimate steers the budget
+    # search well even where tokens merge across joins (zh, ja). Counted by construction where the
+    # tokenizer allows, else by tokenising the joined book: the same number either way.
+    joined = exact.book_tokens() if exact.exact else tokenizer.count(joiner.join(sentences))
+    return PreparedBook(language, sentences, costs, prefix, joined / prefix[-1]), exact
 
 
 class PreparedCache:
@@ -80,21 +85,40 @@ class PreparedCache:
     once per process. Keys use the tokenizer's identity, never object ids.
     """
 
-    def __init__(self, sources: Sources):
+    def __init__(self, sources: Sources, full_count: bool = False):
         self.sources = sources
+        self.full_count = full_count
         self.books: dict[tuple[str, str], PreparedBook] = {}
+        self.book_counters: dict[tuple[str, str], BookCounter] = {}
         self.pools: dict[tuple[str, str], PreparedPool] = {}
         self.numbering: dict[str, list[int]] = {}
+        self.counters: dict[str, Counter] = {}
+        self.list_corrections: dict[tuple[str, str], int | None] = {}
+        self.sentences: dict[str, list[str]] = {}  # segmented once per language, shared by tokenizers
+
+    def counter(self, tokenizer: Tokenizer) -> Counter:
+        """The exact counter of a tokenizer (full counts only with ``full_count``)."""
+        if tokenizer.identity not in self.counters:
+            self.counters[tokenizer.identity] = Counter(tokenizer, self.full_count)
+        return self.counters[tokenizer.identity]
 
     def book(self, language: str, tokenizer: Tokenizer) -> PreparedBook:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
         key = (language, tokenizer.identity)
         if key not in self.books:
+            if language not in self.sentences:
+                self.sentences[language] = split_sentences(language, self.sources.book_text(language))
+            sentences = self.sentences[language]
             joiner = get_language(language).joiner
-            sentences = split_sentences(language, self.sources.book_text(language))
-            self.books[key] = prepare_book(sentences, language, joiner, tokenizer)
+            self.books[key], self.book_counters[key] = prepare_book(
+                sentences, language, joiner, tokenizer, self.counter(tokenizer))
             self.books[key].safe = safe_boundaries(language, sentences, joiner)
         return self.books[key]
+
+    def book_counter(self, language: str, tokenizer: Tokenizer) -> BookCounter:
+        """Exact counting of prompts over a language's book (``exact`` False: tokenise instead)."""
+        self.book(language, tokenizer)
+        return self.book_counters[(language, tokenizer.identity)]
 
     def pool(self, language: str, tokenizer: Tokenizer) -> PreparedPool:
         """A language's CWE pool with each word's cost as a list item (`` word``)."""
@@ -113,3 +137,20 @@ class PreparedCache:
             prefix = prefix + list(accumulate(costs, initial=prefix[-1]))[1:]
             self.numbering[tokenizer.identity] = prefix
         return prefix
+
+    def list_correction(self, language: str, tokenizer: Tokenizer, head: str, tail: str) -> int | None:
+        """Exact tokens of a CWE prompt minus its estimate (the same for every list), or None.
+
+        The prompt is head + ``1.`` + `` w`` + `` 2.`` + … + tail. Every join after the first is a cut
+        when each pool word is cut before a space and before the tail, so the pieces' own costs add
+        up (the estimate) and only the join head | ``1.`` needs a window.
+        """
+        key = (language, tokenizer.identity)
+        if key not in self.list_corrections:
+            counter, words = self.counter(tokenizer), self.pool(language, tokenizer).words
+            ok = counter.exact and counter.is_cut(".", " ") and all(
+                w and counter.is_cut(w[-1], " ") and (not tail or counter.is_cut(w[-1], tail[0])) for w in words)
+            pieces = counter.pieces([head, "1."]) if ok else None
+            self.list_corrections[key] = (None if pieces is None else
+                                          counter.total(pieces) - pieces[0].count - counter.count(" 1."))
+        return self.list_corrections[key]

@@ -18,10 +18,11 @@ from .tokenizer import Tokenizer, TokenizerRegistry
 class RowGenerator:
     """Generates rows from one set of sources and tokenizers, sharing pre-tokenised books."""
 
-    def __init__(self, sources: Sources, tokenizers: TokenizerRegistry | None = None):
+    def __init__(self, sources: Sources, tokenizers: TokenizerRegistry | None = None, full_count: bool = False):
         self.sources = sources
         self.tokenizers = tokenizers or TokenizerRegistry()
-        self.prepared = PreparedCache(sources)
+        # full_count: tokenise every candidate prompt whole instead of counting it by construction
+        self.prepared = PreparedCache(sources, full_count)
 
     def tokenizer_for(self, spec: ConfigSpec) -> Tokenizer:
         """The tokenizer that measures a config's lengths."""

@@ -87,11 +87,21 @@ class TiktokenTokenizer(Tokenizer):
     def identity(self) -> str:
         return self._enc.name
 
+    @property
+    def pattern(self) -> str:
+        """The encoding's pre-tokenizer regex (what ``generate/counting.py`` analyses)."""
+        return self._enc._pat_str
+
     def encode(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(text)
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return self._enc.encode_ordinary_batch(list(texts))
+        texts = list(texts)
+        # tiktoken's batch call submits each text to a thread pool: worth it for long texts, while
+        # for many short ones (sentences, words, list markers) the futures cost more than encoding.
+        if sum(map(len, texts)) < 20_000 * len(texts):
+            return [self._enc.encode_ordinary(t) for t in texts]
+        return self._enc.encode_ordinary_batch(texts)
 
     def _fingerprint(self) -> str:
         h = hashlib.sha256()
@@ -150,11 +160,28 @@ class HFTokenizer(Tokenizer):
         name = self.hub_id or "tokenizer.json"
         return f"{name}@sha256:{self.fingerprint[:16]}"
 
+    @cached_property
+    def config(self) -> dict:
+        """The parsed tokenizer.json (normalizer, pre-tokenizer, model, added tokens)."""
+        import json
+
+        return json.loads(self._json_path.read_text(encoding="utf-8"))
+
     def encode(self, text: str) -> list[int]:
         return self._tok.encode(text, add_special_tokens=False).ids
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        return [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=False)]
+        return [e.ids for e in self._encode_fast(list(texts))]
+
+    def count(self, text: str) -> int:
+        return len(self._encode_fast([text])[0].ids)
+
+    def _encode_fast(self, texts: list[str]):
+        # encode_batch_fast skips the offsets (same ids, half the time); older `tokenizers` lack it
+        fast = getattr(self._tok, "encode_batch_fast", None)
+        if fast is None:
+            return self._tok.encode_batch(texts, add_special_tokens=False)
+        return fast(texts, add_special_tokens=False)
 
     def _fingerprint(self) -> str:
         return hashlib.sha256(self._json_path.read_bytes()).hexdigest()

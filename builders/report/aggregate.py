@@ -85,8 +85,11 @@ class Report:
 
     def by(self, key: str) -> dict[str, dict]:
         """Micro-averaged summaries per value of a record field (task, language, length_label)."""
-        values = sorted({r.field(key) for r in self.scored}, key=lambda v: (self.rank(key, v), str(v)))
-        return {str(v): self.summary(lambda r, v=v: r.field(key) == v) for v in values}
+        grouped: dict[Any, list[Record]] = {}
+        for r in self.scored:  # one pass, not one pass per value
+            grouped.setdefault(r.field(key), []).append(r)
+        values = sorted(grouped, key=lambda v: (self.rank(key, v), str(v)))
+        return {str(v): scoring.summarize(r.score for r in grouped[v]) for v in values}
 
     def errors(self) -> dict[str, dict[str, int]]:
         """Error categories per task over counted examples, plus the dropped count."""

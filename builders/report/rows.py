@@ -44,49 +44,78 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     """Rows (only the columns scoring needs) of the given configs, keyed by id.
 
     `configs` maps each config name to the first prediction that refers to it (for messages).
-    The card's `configs` list gives each config's Parquet files, and all of them are read with a
-    single `load_dataset(dataset, data_files=...)`: one call per config costs seconds each on a
-    card that declares hundreds of configs. Without such a card, each config is loaded by name.
+    The card's `configs` list gives each config's Parquet files. In an export folder they are read
+    directly with pyarrow (the card was parsed once above, with libyaml; `datasets` would parse it
+    again with its pure-Python loader and cache an Arrow copy of the rows). On the Hub they are read
+    with a single `load_dataset(dataset, data_files=...)`: one call per config costs seconds each
+    on a card that declares hundreds of configs. Without such a card, each config is loaded by name.
     """
-    import datasets
-
     path = Path(dataset).expanduser()
     looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
     if looks_local and not path.is_dir():
         raise OneRulerError(f"dataset folder not found: {dataset}")
     mapping = card_configs(dataset)
     if mapping is None:
-        try:
-            mapping = {name: [] for name in datasets.get_dataset_config_names(dataset)}
-        except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
-            raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+        mapping = _config_names(dataset)
     unknown = [f"config {c!r} (line {p.line}, id {p.id!r})" for c, p in configs.items() if c not in mapping]
     if unknown:
         raise problems_error(unknown, f"unknown config(s) in dataset {dataset!r}")
     wanted = sorted(configs)
     if all(mapping[c] for c in wanted):
         files = sorted({f for c in wanted for f in mapping[c]})
-        parts = [_load(dataset, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s)")]
+        if path.is_dir():
+            tables = [_read_shard(path / f, dataset) for f in files]
+        else:
+            tables = [_load(dataset, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s) of {dataset!r}")]
     else:
-        parts = [_load(dataset, dict(name=c), cache_dir, f"config {c!r}") for c in wanted]
+        tables = [_load(dataset, dict(name=c), cache_dir, f"config {c!r} of {dataset!r}") for c in wanted]
     rows: dict[str, dict] = {}
-    for ds in parts:
-        missing = [c for c in ROW_COLUMNS if c not in ds.column_names]
+    for table in tables:
+        missing = [c for c in ROW_COLUMNS if c not in table.column_names]
         if missing:
             raise OneRulerError(f"dataset {dataset!r} lacks column(s) {', '.join(missing)}")
-        for row in ds.select_columns(list(ROW_COLUMNS)).to_list():
+        for row in table.select(list(ROW_COLUMNS)).to_pylist():
             if row["config"] in configs:
                 rows[row["id"]] = row
     return rows
 
 
-def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
-    import datasets
+def _read_shard(file: Path, dataset: str):
+    """The scoring columns of one Parquet shard of an export folder (a pyarrow Table)."""
+    import pyarrow.parquet as pq
 
     try:
-        return datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, columns=list(ROW_COLUMNS), **how)
+        names = pq.read_schema(file).names
+        return pq.read_table(file, columns=[c for c in ROW_COLUMNS if c in names])
+    except (OSError, ValueError) as exc:  # missing or not Parquet (pyarrow raises ArrowInvalid, a ValueError)
+        raise OneRulerError(f"cannot read {file} of dataset {dataset!r}: {exc}") from None
+
+
+def _config_names(dataset: str) -> dict[str, list[str]]:
+    datasets = _quiet_datasets()
+    try:
+        return {name: [] for name in datasets.get_dataset_config_names(dataset)}
+    except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
+        raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+
+
+def _quiet_datasets():
+    """`datasets`, imported only when needed, without progress bars or card warnings in the report."""
+    import datasets
+
+    datasets.logging.set_verbosity_error()
+    datasets.disable_progress_bars()
+    return datasets
+
+
+def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
+    """One `load_dataset` call, as a pyarrow Table of the scoring columns (every column if it must)."""
+    datasets = _quiet_datasets()
+    try:
+        ds = datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, columns=list(ROW_COLUMNS), **how)
     except Exception:  # noqa: BLE001 - e.g. a loader without column selection: read every column
         try:
-            return datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, **how)
+            ds = datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, **how)
         except Exception as exc:  # noqa: BLE001
-            raise OneRulerError(f"cannot load {what} of {dataset!r}: {exc}") from None
+            raise OneRulerError(f"cannot load {what}: {exc}") from None
+    return ds.data.table

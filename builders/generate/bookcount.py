@@ -1,0 +1,210 @@
+"""Exact token counts of prompts built on a book: pre-tokenised units, per-join corrections, needles.
+
+A NIAH context is ``joiner.join(parts)``, the parts being book sentences taken from the start of
+the (cycling) book with needle sentences inserted between some of them. ``BookCounter`` knows each
+unit (``joiner + sentence``) as a ``Piece`` and, for every pair of adjacent units, the correction
+their join needs (zero where the join is a cut), summed into prefix sums: the exact count of any
+run of units is O(1). ``count_prompt`` recovers the layout of a context (where each needle sits,
+which units lie between them), checks it character for character against the book, and sums
+frame, runs and needles with a ``Tally``. Anything unexpected returns None: the caller tokenises.
+"""
+
+from __future__ import annotations
+
+import bisect
+from itertools import accumulate
+from typing import Sequence
+
+from .counting import Counter, Piece, Tally
+
+
+class BookCounter:
+    """Exact counting over one book's units (``joiner + sentence``, cycling) for one tokenizer.
+
+    The cuts that lie inside a run of units whatever surrounds it (cuts inside units, and joins
+    between two book units that are cuts) are listed once per cycle with the tokens of the text
+    between consecutive cuts summed into ``gain``: a run then costs two look-ups plus its two ends.
+    """
+
+    def __init__(self, sentences: Sequence[str], costs: Sequence[int], joiner: str, counter: Counter):
+        self.counter, self.joiner, self.n = counter, joiner, len(sentences)
+        units = [joiner + s for s in sentences]
+        pieces = counter.pieces(units, costs) if counter.exact and self.n else None
+        first = counter.pieces([sentences[0]]) if pieces else None
+        self.exact = pieces is not None
+        if not self.exact:
+            return
+        self.units, self.first_piece = pieces, first[0]
+        self.pos = [0, *accumulate(len(u) for u in units)]  # character offsets of the units
+        self.cycle = "".join(units)
+        self._index_cuts(pieces)
+
+    def _index_cuts(self, pieces: list[Piece]) -> None:
+        cuts: list[int] = []
+        tags: list[tuple[int, str]] = []
+        for i, piece in enumerate(pieces):
+            if self.counter.is_cut(pieces[i - 1].text[-1], piece.text[0]):
+                cuts.append(self.pos[i])
+                tags.append((i, "join"))
+            if piece.first is not None:
+                cuts.append(self.pos[i] + piece.first)
+                tags.append((i, "first"))
+                if piece.last != piece.first:
+                    cuts.append(self.pos[i] + piece.last)
+                    tags.append((i, "last"))
+        self.cuts, self.m = cuts, len(cuts)
+        if not self.m:
+            return
+        segments = [self._known(tags[j], tags[(j + 1) % self.m]) for j in range(self.m)]
+        self._fill(segments, [(self._cut_at(j), self._cut_at(j + 1)) for j in range(self.m)])
+        self.gain = [0, *accumulate(segments)]
+        self.first_after = [bisect.bisect_right(cuts, self.pos[i]) for i in range(self.n)]
+        self.last_before = [bisect.bisect_left(cuts, self.pos[i + 1]) - 1 for i in range(self.n)]
+        leads = [pieces[i].lead if pieces[i].first is not None else
+                 (pieces[i].count if self._cut_at(self.first_after[i]) == self.pos[i + 1] else None)
+                 for i in range(self.n)]
+        trails = [pieces[i].trail if pieces[i].first is not None else
+                  (pieces[i].count if self._cut_at(self.last_before[i]) == self.pos[i] else None)
+                  for i in range(self.n)]
+        self._fill(leads, [(self.pos[i], self._cut_at(self.first_after[i])) for i in range(self.n)])
+        self._fill(trails, [(self._cut_at(self.last_before[i]), self.pos[i + 1]) for i in range(self.n)])
+        self.leads, self.trails = leads, trails
+
+    def _known(self, tag: tuple[int, str], nxt: tuple[int, str]) -> int | None:
+        """Tokens between two consecutive cuts when the pieces' counts give them (else None)."""
+        (i, kind), (j, kind2) = tag, nxt
+        piece = self.units[i]
+        if kind == "first" and j == i and kind2 == "last":
+            return piece.count - piece.lead - piece.trail
+        if kind == "join" and j == i and kind2 == "first":
+            return piece.lead
+        nxt_unit = j == (i + 1) % self.n
+        if kind in ("first", "last") and kind2 == "join" and nxt_unit:  # "first" here: first == last
+            return piece.trail
+        if kind == "join" and kind2 == "join" and nxt_unit:
+            return piece.count
+        return None
+
+    def _fill(self, values: list[int | None], spans: list[tuple[int, int]]) -> None:
+        """Tokenise the texts of the spans whose value is None (one batch)."""
+        missing = [k for k, v in enumerate(values) if v is None]
+        if missing:
+            counts = self.counter.count_batch([self._text(*spans[k]) for k in missing])
+            for k, c in zip(missing, counts):
+                values[k] = c
+
+    def _cut_at(self, j: int) -> int:
+        """Absolute character offset of cut j (cut indices cycle with the book)."""
+        full, rest = divmod(j, self.m)
+        return full * self.pos[-1] + self.cuts[rest]
+
+    def _abs(self, prefix: list[int], i: int, period: int) -> int:
+        full, rest = divmod(i, period)
+        return full * prefix[-1] + prefix[rest]
+
+    def _text(self, start: int, end: int) -> str:
+        """The cycling book text between absolute character offsets."""
+        size, parts = self.pos[-1], []
+        while start < end:
+            i = start % size
+            chunk = min(size - i, end - start)
+            parts.append(self.cycle[i:i + chunk])
+            start += chunk
+        return "".join(parts)
+
+    def add_run(self, tally: Tally, a: int, b: int) -> None:
+        """Append units a..b-1 (absolute, cycling), each with its joiner."""
+        if b <= a:
+            return
+        start, end = self._abs(self.pos, a, self.n), self._abs(self.pos, b, self.n)
+        if self.m:
+            c1 = (a // self.n) * self.m + self.first_after[a % self.n]
+            c2 = ((b - 1) // self.n) * self.m + self.last_before[(b - 1) % self.n]
+            if c1 <= c2:  # a cut inside the run: its middle is known, its two ends are windows
+                tally.add_text(self._text(start, self._cut_at(c1)), self.leads[a % self.n], close=True)
+                tally.total += self._abs(self.gain, c2, self.m) - self._abs(self.gain, c1, self.m)
+                tally.add_text(self._text(self._cut_at(c2), end), self.trails[(b - 1) % self.n])
+                return
+        tally.add_text(self._text(start, end), None)
+
+    def book_tokens(self) -> int:
+        """Exact tokens of ``joiner.join(sentences)``: the whole book once."""
+        tally = self.counter.tally()
+        tally.add(self.first_piece)
+        self.add_run(tally, 1, self.n)
+        return tally.result()
+
+    def _units_until(self, a: int, chars: int) -> int | None:
+        """b such that units a..b-1 span exactly ``chars`` characters (None if no unit boundary is there)."""
+        target = self._abs(self.pos, a, self.n) + chars
+        full, rest = divmod(target, self.pos[-1])
+        i = bisect.bisect_left(self.pos, rest)
+        if i > self.n or self.pos[i] != rest:
+            return None
+        return full * self.n + i
+
+    def _same_text(self, context: str, start: int, a_pos: int, b_pos: int) -> bool:
+        """context[start:...] equals the cycling book text between absolute offsets a_pos and b_pos."""
+        size = self.pos[-1]
+        while a_pos < b_pos:
+            i = a_pos % size
+            chunk = min(size - i, b_pos - a_pos)
+            if context[start:start + chunk] != self.cycle[i:i + chunk]:
+                return False
+            start, a_pos = start + chunk, a_pos + chunk
+        return True
+
+    def _run(self, context: str, cursor: int, unit: int, end: int) -> int | None:
+        """The unit after a run of book units in context[cursor:end] starting at ``unit``, or None."""
+        skip = len(self.joiner) if cursor == 0 else 0  # the context's first sentence has no joiner
+        b = self._units_until(unit, end - cursor + skip)
+        if b is None or (cursor == 0 and b == unit and end > 0):
+            return None
+        if not self._same_text(context, cursor, self._abs(self.pos, unit, self.n) + skip, self._abs(self.pos, b, self.n)):
+            return None
+        return b
+
+    def layout(self, context: str, needles: Sequence[str]) -> list[tuple[str, int, int]] | None:
+        """[("run", a, b) | ("needle", j, 0)] in text order, checked against the book; None if not so built."""
+        out: list[tuple[str, int, int]] = []
+        cursor, unit, joiner = 0, 0, self.joiner
+        for j, text in enumerate(needles):
+            if cursor == 0 and not out and context.startswith(text):
+                out.append(("needle", j, 0))
+                cursor = len(text)
+                continue
+            idx = context.find(joiner + text, cursor)
+            if idx < 0:
+                return None
+            b = self._run(context, cursor, unit, idx)
+            if b is None:
+                return None
+            out += [("run", unit, b), ("needle", j, 0)]
+            cursor, unit = idx + len(joiner) + len(text), b
+        b = self._run(context, cursor, unit, len(context)) if cursor < len(context) else unit
+        if b is None:
+            return None
+        out.append(("run", unit, b))
+        return out
+
+    def count_prompt(self, head: Piece, context: str, tail: Piece, needles: Sequence[tuple[Piece, Piece]]) -> int | None:
+        """Exact tokens of head + context + tail; ``needles`` = (bare, with joiner) pieces; None: not counted."""
+        if not self.exact:
+            return None
+        layout = self.layout(context, [bare.text for bare, _ in needles])
+        if layout is None:
+            return None
+        tally = self.counter.tally()
+        tally.add(head)
+        at_start = True
+        for kind, a, b in layout:
+            if kind == "needle":
+                tally.add(needles[a][0] if at_start else needles[a][1])
+            elif b > a and at_start:
+                tally.add(self.first_piece)
+                self.add_run(tally, a + 1, b)
+            else:
+                self.add_run(tally, a, b)
+            at_start = at_start and not (kind == "needle" or b > a)
+        tally.add(tail)
+        return tally.result()
