@@ -85,8 +85,9 @@ def _read_shard(file: Path, dataset: str):
     import pyarrow.parquet as pq
 
     try:
-        names = pq.read_schema(file).names
-        return pq.read_table(file, columns=[c for c in ROW_COLUMNS if c in names])
+        shard = pq.ParquetFile(file)  # one footer read; read_table would build a dataset per file
+        names = shard.schema_arrow.names
+        return shard.read(columns=[c for c in ROW_COLUMNS if c in names])
     except (OSError, ValueError) as exc:  # missing or not Parquet (pyarrow raises ArrowInvalid, a ValueError)
         raise OneRulerError(f"cannot read {file} of dataset {dataset!r}: {exc}") from None
 
