@@ -20,6 +20,7 @@ from ..sources.fetch import default_cache_dir
 from ..sources.manifest import load_manifest
 from ..sources.store import load_sources
 from ..spec.configs import ConfigSpec
+from ..spec.defaults import BUILTIN_TOKENIZERS
 
 PACKAGES = ("oneruler", "datasets", "pyarrow", "tiktoken", "tokenizers", "wonderwords", "sentencex")
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -94,12 +95,15 @@ class BuildInputs:
         upstream's rules) and ``draws`` (the distinct-key rule's redraws over the standard grid).
 
         Computing them loads, segments and tokenises all 26 books (~30 s); the cache key covers the
-        source hashes, the tokenizer fingerprints, the oneruler version and the code behind the facts.
+        source hashes, the built-in tokenizers and tiktoken's version, the oneruler version and the code
+        behind the facts.
         """
+        # tiktoken pins the sha256 of every rank file it loads, so (encoding name, tiktoken version)
+        # names the card's tokenizers without loading them: a token-control build never pays for it.
+        versions = installed_versions(("oneruler", "tiktoken"))
         key = sha256_bytes(json.dumps(
-            [self.sources.file_hashes, self.tokenizers.get("cl100k").fingerprint,
-             self.tokenizers.get("o200k").fingerprint, package_versions()["oneruler"],
-             modules_hash(CARD_FACT_MODULES)], sort_keys=True).encode())
+            [self.sources.file_hashes, BUILTIN_TOKENIZERS, versions, modules_hash(CARD_FACT_MODULES)],
+            sort_keys=True).encode())
         path = Path(self.cache_dir or default_cache_dir()) / "card-facts" / f"{key}.json"
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))

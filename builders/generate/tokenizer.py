@@ -106,8 +106,8 @@ class TiktokenTokenizer(Tokenizer):
     def _fingerprint(self) -> str:
         h = hashlib.sha256()
         h.update(self._enc._pat_str.encode())
-        for token, rank in sorted(self._enc._mergeable_ranks.items(), key=lambda kv: kv[1]):
-            h.update(len(token).to_bytes(2, "big") + token + rank.to_bytes(4, "big"))
+        ranks = sorted(self._enc._mergeable_ranks.items(), key=lambda kv: kv[1])
+        h.update(b"".join(len(token).to_bytes(2, "big") + token + rank.to_bytes(4, "big") for token, rank in ranks))
         return h.hexdigest()
 
 
@@ -174,7 +174,11 @@ class HFTokenizer(Tokenizer):
         return [e.ids for e in self._encode_fast(list(texts))]
 
     def count(self, text: str) -> int:
-        return len(self._encode_fast([text])[0].ids)
+        return len(self._encode_fast([text])[0])
+
+    def count_batch(self, texts: Sequence[str]) -> list[int]:
+        # len() of an Encoding is its token count: no Python list of ids is built
+        return [len(e) for e in self._encode_fast(list(texts))]
 
     def _encode_fast(self, texts: list[str]):
         # encode_batch_fast skips the offsets (same ids, half the time); older `tokenizers` lack it
