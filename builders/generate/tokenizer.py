@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..base.errors import TokenizerError
+from ..base.files import sha256_file
 from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS
 
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
@@ -188,7 +189,7 @@ class HFTokenizer(Tokenizer):
         return fast(texts, add_special_tokens=False)
 
     def _fingerprint(self) -> str:
-        return hashlib.sha256(self._json_path.read_bytes()).hexdigest()
+        return sha256_file(self._json_path)
 
 
 def load_tokenizer(alias: str, spec: str) -> Tokenizer:
