@@ -76,6 +76,11 @@ def describe_os_error(exc: OSError) -> str:
     return f"{where}{what}" + (f"; {fix}" if fix else "")
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (huggingface_hub and datasets write several, with blank ones)."""
+    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
+
+
 def problems_error(problems: list[str], what: str, shown: int = 20) -> OneRulerError:
     """One error listing the first ``shown`` of several problems (and how many more there are)."""
     listed = "\n  ".join(problems[:shown])

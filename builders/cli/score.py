@@ -17,7 +17,8 @@ from .options import datasets_cache_option
 
 @click.command("score")
 @click.argument("predictions", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dataset", required=True, help="Exported dataset folder or Hub repo id.")
+@click.option("--dataset", required=True,
+              help="Exported dataset folder or Hub repo id (read at the commit a `oneruler run` on it recorded, else main).")
 @click.option("--strict", is_flag=True, help="Whole-token matching of none words and CWE words (see docs/scoring.md).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Report folder [default: <PREDICTIONS without suffix>-report beside the file].")
@@ -50,7 +51,8 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
     """Score, print the tables and write the report folder (shared by ``score`` and ``run --report``).
 
     Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
-    out like absent lines (the config is partial). The run's sidecar meta is copied into scores.json.
+    out like absent lines (the config is partial). The run's sidecar meta is copied into scores.json;
+    when it names this Hub dataset, the rows are read at the commit the run sent (not main's head).
     """
     from ..report.aggregate import score_predictions
     from ..report.predictions import first_per_config, read_predictions
@@ -61,10 +63,12 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
 
     options = options or ScoringOptions()
     preds = read_predictions(predictions)
-    rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache)
+    meta = read_meta(predictions)
+    sent = (meta or {}).get("dataset")
+    revision = sent.get("revision") if isinstance(sent, dict) and sent.get("name") == dataset else None
+    rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache, revision=revision)
     unscored = unscored_lines(predictions)
     report = score_predictions({k: p for k, p in preds.items() if k not in unscored}, rows, options)
-    meta = read_meta(predictions)
     if meta is not None or unscored:
         report.extra["run"] = meta
         report.extra["unscored_lines"] = {s: sorted(i for i, v in unscored.items() if v == s) for s in ("failed", "skipped")}

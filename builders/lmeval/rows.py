@@ -2,8 +2,9 @@
 
 Generated rows come from ``export/inputs.py:BuildInputs`` (the builder the export uses), so they
 are byte-identical to the exported ones; the sources are found through ``$ONERULER_MIRROR`` and
-``$ONERULER_CACHE`` as by every command. Both the loaded builders and the dataset cards are
-cached per process: lm-eval builds every task of a run in one process.
+``$ONERULER_CACHE`` as by every command. The loaded builders, the dataset cards and a Hub
+dataset's commit are cached per process: lm-eval builds every task of a run in one process, and
+all of them read the same commit even if the repository moves on meanwhile.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, one_line
 from ..export.inputs import BuildInputs
-from ..report.rows import card_configs
+from ..report.rows import card_configs, hub_commit
 from ..spec.configs import parse_config_name
 from ..spec.defaults import SPLIT
 from ..spec.schema import FEATURES
@@ -31,13 +32,19 @@ def build_inputs(tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
 
 
 @functools.lru_cache(maxsize=8)
-def dataset_configs(dataset: str) -> dict[str, list[str]] | None:
-    """Config → data files from the dataset card (None: the card lists no configs)."""
+def dataset_commit(dataset: str) -> str | None:
+    """The commit every task of this process reads a Hub dataset at (main's head when first asked); None: a folder."""
     path = Path(dataset).expanduser()
     looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
     if looks_local and not path.is_dir():
         raise OneRulerError(f"dataset folder not found: {dataset} (from --metadata 'dataset' or $ONERULER_DATASET)")
-    return card_configs(dataset)
+    return None if path.is_dir() else hub_commit(dataset)
+
+
+@functools.lru_cache(maxsize=8)
+def dataset_configs(dataset: str) -> dict[str, list[str]] | None:
+    """Config → data files from the dataset card (None: the card lists no configs)."""
+    return card_configs(dataset, dataset_commit(dataset))
 
 
 def generated_rows(config: str, source: RowSource):
@@ -58,7 +65,7 @@ def shard_paths(dataset: str, files: list[str]) -> list[str]:
         return [str((folder / f).resolve()) for f in files]
     from huggingface_hub import hf_hub_download
 
-    return [hf_hub_download(dataset, f, repo_type="dataset") for f in files]
+    return [hf_hub_download(dataset, f, repo_type="dataset", revision=dataset_commit(dataset)) for f in files]
 
 
 def dataset_rows(config: str, source: RowSource):
@@ -80,9 +87,9 @@ def dataset_rows(config: str, source: RowSource):
             files = shard_paths(dataset, mapping[name])
             ds = datasets.load_dataset("parquet", data_files={SPLIT: files}, split=SPLIT)
         else:
-            ds = datasets.load_dataset(dataset, name, split=SPLIT)
+            ds = datasets.load_dataset(dataset, name, split=SPLIT, revision=dataset_commit(dataset))
     except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
-        raise OneRulerError(f"cannot load config {name!r} of dataset {dataset!r}: {exc}") from None
+        raise OneRulerError(f"cannot load config {name!r} of dataset {dataset!r}: {one_line(exc)}") from None
     missing = [c for c in TASK_COLUMNS if c not in ds.column_names]
     if missing:
         raise OneRulerError(f"dataset {dataset!r}, config {name!r}: lacks column(s) {', '.join(missing)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..base.errors import OneRulerError, problems_error
+from ..base.errors import OneRulerError, one_line, problems_error
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import README_NAME
 from ..spec.defaults import SPLIT
@@ -14,8 +14,18 @@ ROW_COLUMNS = ("id", "config", "task", "context_language", "instruction_language
                "answers", "needles")
 
 
-def read_card(dataset: str) -> str | None:
-    """The README text of a dataset folder or Hub repo (None: a folder without one)."""
+def hub_commit(dataset: str, revision: str | None = None) -> str:
+    """The commit sha a Hub dataset's revision (branch, tag or sha; None: main) points at now."""
+    from huggingface_hub import HfApi
+
+    try:
+        return HfApi().dataset_info(dataset, revision=revision).sha
+    except Exception as exc:  # noqa: BLE001 - unknown repo, revision, no network: bad input
+        raise OneRulerError(f"cannot open dataset {dataset!r} at revision {revision or 'main'}: {one_line(exc)}") from None
+
+
+def read_card(dataset: str, revision: str | None = None) -> str | None:
+    """The README text of a dataset folder or Hub repo at ``revision`` (None: a folder without one)."""
     path = Path(dataset).expanduser()
     if path.is_dir():
         readme = path / README_NAME
@@ -23,24 +33,25 @@ def read_card(dataset: str) -> str | None:
     from huggingface_hub import hf_hub_download
 
     try:
-        return Path(hf_hub_download(dataset, README_NAME, repo_type="dataset")).read_text(encoding="utf-8")
+        return Path(hf_hub_download(dataset, README_NAME, repo_type="dataset", revision=revision)).read_text(encoding="utf-8")
     except Exception as exc:  # noqa: BLE001 - any failure to reach the card is bad input
-        raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+        raise OneRulerError(f"cannot open dataset {dataset!r}: {one_line(exc)}") from None
 
 
-def card_configs(dataset: str) -> dict[str, list[str]] | None:
+def card_configs(dataset: str, revision: str | None = None) -> dict[str, list[str]] | None:
     """Config name -> test-split data files, from the dataset card's YAML `configs` (None: no such list)."""
-    text = read_card(dataset)
+    text = read_card(dataset, revision)
     if text is None:
         return None
     try:
         meta = parse_front_matter(text)
     except Exception as exc:  # noqa: BLE001 - yaml errors and an unterminated block alike
-        raise OneRulerError(f"dataset card of {dataset!r} has invalid YAML: {exc}") from None
+        raise OneRulerError(f"dataset card of {dataset!r} has invalid YAML: {one_line(exc)}") from None
     return configs_data_files(meta)
 
 
-def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | None = None) -> dict[str, dict]:
+def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | None = None,
+              revision: str | None = None) -> dict[str, dict]:
     """Rows (only the columns scoring needs) of the given configs, keyed by id.
 
     `configs` maps each config name to the first prediction that refers to it (for messages).
@@ -49,14 +60,20 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     again with its pure-Python loader and cache an Arrow copy of the rows). On the Hub they are read
     with a single `load_dataset(dataset, data_files=...)`: one call per config costs seconds each
     on a card that declares hundreds of configs. Without such a card, each config is loaded by name.
+    A Hub repo is read at one commit: `revision` (None: main) is pinned to its sha first, so the
+    card and the rows cannot come from two commits.
     """
     path = Path(dataset).expanduser()
     looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
     if looks_local and not path.is_dir():
         raise OneRulerError(f"dataset folder not found: {dataset}")
-    mapping = card_configs(dataset)
+    if path.is_dir() and revision is not None:
+        raise OneRulerError(f"a revision applies to Hub datasets; {dataset} is a local folder")
+    if not path.is_dir():
+        revision = hub_commit(dataset, revision)
+    mapping = card_configs(dataset, revision)
     if mapping is None:
-        mapping = _config_names(dataset)
+        mapping = _config_names(dataset, revision)
     unknown = [f"config {c!r} (line {p.line}, id {p.id!r})" for c, p in configs.items() if c not in mapping]
     if unknown:
         raise problems_error(unknown, f"unknown config(s) in dataset {dataset!r}")
@@ -66,9 +83,10 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
         if path.is_dir():
             tables = [_read_shard(path / f, dataset) for f in files]
         else:
-            tables = [_load(dataset, dict(data_files={SPLIT: files}), cache_dir, f"{len(wanted)} config(s) of {dataset!r}")]
+            tables = [_load(dataset, dict(data_files={SPLIT: files}, revision=revision), cache_dir,
+                            f"{len(wanted)} config(s) of {dataset!r}")]
     else:
-        tables = [_load(dataset, dict(name=c), cache_dir, f"config {c!r} of {dataset!r}") for c in wanted]
+        tables = [_load(dataset, dict(name=c, revision=revision), cache_dir, f"config {c!r} of {dataset!r}") for c in wanted]
     rows: dict[str, dict] = {}
     for table in tables:
         missing = [c for c in ROW_COLUMNS if c not in table.column_names]
@@ -89,15 +107,15 @@ def _read_shard(file: Path, dataset: str):
         names = shard.schema_arrow.names
         return shard.read(columns=[c for c in ROW_COLUMNS if c in names])
     except (OSError, ValueError) as exc:  # missing or not Parquet (pyarrow raises ArrowInvalid, a ValueError)
-        raise OneRulerError(f"cannot read {file} of dataset {dataset!r}: {exc}") from None
+        raise OneRulerError(f"cannot read {file} of dataset {dataset!r}: {one_line(exc)}") from None
 
 
-def _config_names(dataset: str) -> dict[str, list[str]]:
+def _config_names(dataset: str, revision: str | None) -> dict[str, list[str]]:
     datasets = _quiet_datasets()
     try:
-        return {name: [] for name in datasets.get_dataset_config_names(dataset)}
+        return {name: [] for name in datasets.get_dataset_config_names(dataset, revision=revision)}
     except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
-        raise OneRulerError(f"cannot open dataset {dataset!r}: {exc}") from None
+        raise OneRulerError(f"cannot open dataset {dataset!r}: {one_line(exc)}") from None
 
 
 def _quiet_datasets():
@@ -118,5 +136,5 @@ def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
         try:
             ds = datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, **how)
         except Exception as exc:  # noqa: BLE001
-            raise OneRulerError(f"cannot load {what}: {exc}") from None
+            raise OneRulerError(f"cannot load {what}: {one_line(exc)}") from None
     return ds.data.table

@@ -11,10 +11,11 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
+from ..report.rows import hub_commit
 from ..spec.defaults import SPLIT
 
 RUN_COLUMNS = ("id", "config", "task", "index", "input", "num_tokens", "tokenizer", "reserve")
@@ -65,7 +66,7 @@ class DatasetSource:
         except EntryNotFoundError:
             return None
         except Exception as exc:  # noqa: BLE001 - any failure to reach the repo is bad input
-            raise OneRulerError(f"cannot open dataset {self.name!r}: {exc}") from None
+            raise OneRulerError(f"cannot open dataset {self.name!r}: {one_line(exc)}") from None
 
 
 def resolve_source(dataset: str, revision: str | None = None) -> DatasetSource:
@@ -75,13 +76,7 @@ def resolve_source(dataset: str, revision: str | None = None) -> DatasetSource:
         if revision is not None:
             raise OneRulerError(f"--revision applies to Hub datasets; {dataset} is a local folder")
         return source
-    from huggingface_hub import HfApi
-
-    try:
-        sha = HfApi().dataset_info(dataset, revision=revision).sha
-    except Exception as exc:  # noqa: BLE001 - unknown repo, revision, no network: bad input
-        raise OneRulerError(f"cannot open dataset {dataset!r} at revision {revision or 'main'}: {exc}") from None
-    return DatasetSource(dataset, sha)
+    return DatasetSource(dataset, hub_commit(dataset, revision))
 
 
 def dataset_identity(source: DatasetSource) -> dict:
@@ -99,7 +94,7 @@ def config_files(source: DatasetSource) -> dict[str, list[str]]:
         try:
             mapping = configs_data_files(parse_front_matter(readme.read_text(encoding="utf-8")))
         except Exception as exc:  # noqa: BLE001 - yaml errors and an unterminated block alike
-            raise OneRulerError(f"dataset card of {source.name!r} has invalid YAML: {exc}") from None
+            raise OneRulerError(f"dataset card of {source.name!r} has invalid YAML: {one_line(exc)}") from None
     if not mapping:
         raise OneRulerError(f"dataset {source.name!r} has no README.md listing its configs "
                             f"(an export folder written by `oneruler build`, or its Hub copy)")
@@ -134,7 +129,7 @@ def load_run_rows(source: DatasetSource, configs: list[str], files: dict[str, li
         ds = datasets.load_dataset(source.name, data_files={SPLIT: wanted}, split=SPLIT, revision=source.revision,
                                    cache_dir=cache_dir, columns=list(RUN_COLUMNS))
     except Exception as exc:  # noqa: BLE001 - any failure to read the files is bad input
-        raise OneRulerError(f"cannot load {len(configs)} config(s) of {source.name!r}: {exc}") from None
+        raise OneRulerError(f"cannot load {len(configs)} config(s) of {source.name!r}: {one_line(exc)}") from None
     missing = [c for c in RUN_COLUMNS if c not in ds.column_names]
     if missing:
         raise OneRulerError(f"dataset {source.name!r} lacks column(s) {', '.join(missing)}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import os
+import hashlib
+import json
 import secrets
 import shutil
 import subprocess
@@ -13,7 +14,8 @@ import pytest
 
 from builders.export.build import build_dataset
 from builders.export.manifest import read_manifest, write_manifest
-from hub_server import running_hub
+from hub_client import client_env, oneruler, token_leaks
+from hub_server import GITATTRIBUTES, running_hub
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,13 +35,7 @@ def export_dir(tmp_path_factory, source_cache):
 
 
 def run(args: list[str], endpoint: str, token: str | None, tmp: Path, source_cache: Path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
-    env.update(HF_ENDPOINT=endpoint, HF_HUB_DISABLE_XET="1", HF_HOME=str(tmp / "hf-home"), HF_HUB_OFFLINE="0",
-               HF_HUB_DISABLE_TELEMETRY="1", ONERULER_CACHE=str(source_cache), PYTHONPATH=str(REPO))
-    if token is not None:
-        env["HF_TOKEN"] = token
-    return subprocess.run([sys.executable, "-m", "builders.cli", *args], env=env, cwd=tmp, capture_output=True,
-                          text=True, timeout=300)
+    return oneruler(args, client_env(endpoint, tmp, token, ONERULER_CACHE=str(source_cache)), tmp)
 
 
 def local_files(d: Path) -> dict[str, bytes]:
@@ -48,21 +44,7 @@ def local_files(d: Path) -> dict[str, bytes]:
 
 def assert_token_never_leaked(token: str, state, results, roots: list[Path]) -> None:
     assert state.requests, "no request reached the stand-in Hub"
-    for req in state.requests:
-        headers = {k.lower(): v for k, v in req.headers.items()}
-        if req.url.startswith("/lfs-upload/"):  # pre-signed storage URL: no credentials at all
-            assert "authorization" not in headers
-        else:
-            assert headers.get("authorization") == f"Bearer {token}"  # the one place it belongs (control)
-        assert token not in req.url
-        assert token.encode() not in req.body
-        assert all(token not in v for k, v in headers.items() if k != "authorization")
-    for res in results:
-        assert token not in res.stdout and token not in res.stderr
-    for root in roots:
-        for path in root.rglob("*"):
-            if path.is_file():
-                assert token.encode() not in path.read_bytes(), f"token written to {path}"
+    assert token_leaks(token, state.requests, results, roots) == []
 
 
 def test_push_uploads_dir_byte_identical_in_one_commit(hub, export_dir, tmp_path, source_cache):
@@ -76,13 +58,13 @@ def test_push_uploads_dir_byte_identical_in_one_commit(hub, export_dir, tmp_path
     assert remote.pop(".gitattributes")  # created by the Hub with the repo
     assert remote == local_files(export_dir)  # byte-identical, nothing more, nothing less
     commits = state.commits("dataset", "my-org/oneruler")
-    assert len(commits) == 2 and commits[0]["summary"] == "initial commit"  # exactly one commit of ours
-    ops = {op["key"] for op in commits[1]["operations"]}
+    assert len(commits) == 2 and commits[0].summary == "initial commit"  # exactly one commit of ours
+    ops = {op["key"] for op in commits[1].operations}
     assert ops == {"file", "lfsFile"}  # README/manifest inline, shards through LFS
     paths = {r.method + " " + r.url.split("?")[0] for r in state.requests}
     assert "POST /api/repos/create" in paths
     assert any(p.startswith("POST /datasets/my-org/oneruler.git/info/lfs/objects/batch") for p in paths)
-    assert any(p.startswith("PUT /lfs-upload/") for p in paths)
+    assert any(p.startswith("PUT /lfs-upload/") for p in paths)  # to the storage origin, without the token
     assert_token_never_leaked(token, state, [res], [tmp_path, export_dir])
 
 
@@ -161,3 +143,72 @@ def test_push_metric_publishes_the_metric_folder_as_a_space(hub, tmp_path, sourc
     assert len(expected) == len(METRIC_SPACE_FILES) + 1 and remote == expected
     assert len(state.commits("space", "my-org/oneruler-metric")) == 2
     assert_token_never_leaked(token, state, [res], [tmp_path])
+
+
+READ_BACK = """
+import json, sys
+from huggingface_hub import HfApi, HfFileSystem
+
+repo, api, fs = sys.argv[1], HfApi(), HfFileSystem()
+
+
+def entry(e):
+    out = {"path": e.path, "folder": not hasattr(e, "size"), "last_commit": e.last_commit and e.last_commit.oid}
+    if hasattr(e, "size"):
+        out.update(size=e.size, blob_id=e.blob_id, lfs=e.lfs and [e.lfs.sha256, e.lfs.size])
+    return out
+
+
+info = api.dataset_info(repo, files_metadata=True)
+shards = sorted(fs.glob(f"datasets/{repo}/data/*/*.parquet"))
+with fs.open(shards[0], "rb", block_size=64) as f:
+    f.seek(100)
+    part = f.read(50).hex()
+print(json.dumps({
+    "sha": info.sha,
+    "siblings": {s.rfilename: [s.size, s.blob_id, s.lfs and [s.lfs.sha256, s.lfs.size]] for s in info.siblings},
+    "tree": [entry(e) for e in api.list_repo_tree(repo, repo_type="dataset", recursive=True, expand=True)],
+    "top": [entry(e) for e in api.list_repo_tree(repo, repo_type="dataset")],
+    "paths": [entry(e) for e in api.get_paths_info(repo, ["README.md", "data", "no-such-file"], repo_type="dataset",
+                                                   expand=True)],
+    "files": api.list_repo_files(repo, repo_type="dataset"),
+    "shards": shards, "part": part, "size": fs.info(shards[0])["size"],
+}))
+"""
+
+
+def test_what_push_wrote_reads_back_through_the_hub_api(hub, export_dir, tmp_path, source_cache):
+    """The stand-in's read endpoints, through the real HfApi and HfFileSystem, with facts computed from the folder."""
+    endpoint, state, token = hub
+    res = run(["push", str(export_dir), "--repo-id", "my-org/oneruler"], endpoint, token, tmp_path, source_cache)
+    assert res.returncode == 0, res.stderr[-3000:]
+    before = len(state.requests)
+    read = subprocess.run([sys.executable, "-c", READ_BACK, "my-org/oneruler"], capture_output=True, text=True,
+                          env=client_env(endpoint, tmp_path, token), timeout=300)
+    assert read.returncode == 0, read.stderr[-3000:]
+    got = json.loads(read.stdout)
+    files = local_files(export_dir) | {".gitattributes": GITATTRIBUTES}  # the Hub creates it with the repo
+    first, pushed = [c.oid for c in state.commits("dataset", "my-org/oneruler")]
+    assert got["sha"] == pushed
+    git_sha1 = {p: hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest() for p, d in files.items()}
+    lfs = {p: [hashlib.sha256(d).hexdigest(), len(d)] for p, d in files.items() if p.endswith(".parquet")}
+    assert {p: (size, lfs_info) for p, (size, _, lfs_info) in got["siblings"].items()} == \
+        {p: (len(d), lfs.get(p)) for p, d in files.items()}
+    assert all(got["siblings"][p][1] == git_sha1[p] for p in files if p not in lfs)  # regular files: git blob ids
+    assert got["files"] == sorted(files)
+    shards = sorted(lfs)
+    folders = sorted({"data"} | {p.rsplit("/", 1)[0] for p in shards})
+    assert [(e["path"], e["folder"]) for e in got["tree"]] == sorted([(p, False) for p in files] + [(p, True) for p in folders])
+    for e in got["tree"]:
+        assert e["last_commit"] == (first if e["path"] == ".gitattributes" else pushed), e  # the commit that last touched it
+        if not e["folder"]:
+            assert (e["size"], e["lfs"]) == (len(files[e["path"]]), lfs.get(e["path"]))
+    assert [(e["path"], e["folder"]) for e in got["top"]] == [(".gitattributes", False), ("README.md", False),
+                                                             ("data", True), ("manifest.json", False)]
+    assert [(e["path"], e["folder"], e["last_commit"]) for e in got["paths"]] == [("README.md", False, pushed),
+                                                                                 ("data", True, pushed)]
+    assert got["shards"] == [f"datasets/my-org/oneruler/{p}" for p in shards]
+    assert bytes.fromhex(got["part"]) == files[shards[0]][100:150] and got["size"] == len(files[shards[0]])
+    ranged = [r for r in state.requests[before:] if r.origin == "storage"]
+    assert ranged and all("range" in {k.lower() for k in r.headers} for r in ranged)  # read in blocks, not whole
+    assert token_leaks(token, state.requests, [res, read], [tmp_path]) == []

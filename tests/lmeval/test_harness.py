@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -23,8 +24,9 @@ from pathlib import Path
 import datasets
 import pytest
 from click.testing import CliRunner
-from hub_files import HubFiles
 from chat_server import ChatServer
+from hub_client import client_env, oneruler
+from hub_server import running_hub
 
 from builders.cli import cli
 from builders.lmeval.make_tasks import group_yaml
@@ -198,17 +200,24 @@ print(json.dumps({"rows": rows, "error": error}))
 
 
 def test_rows_from_a_hub_repo(export, rows, tmp_path):
+    """The export pushed with the real ``oneruler push`` to the Hub stand-in, read back anonymously (a public repo)."""
     from builders.lmeval import TASK_FOLDER
 
-    with HubFiles("org/oneruler", export) as hub:
-        env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HUB_OFFLINE": "0", "HF_HUB_DISABLE_XET": "1",
-               "HF_HOME": str(tmp_path / "hf-home"), "HF_DATASETS_CACHE": str(tmp_path / "hf-datasets"),
-               "PYTHONPATH": str(REPO), "ONERULER_DATASET": ""}
-        proc = subprocess.run([sys.executable, "-c", HUB_SCRIPT, str(TASK_FOLDER / "utils.py")], env=env,
-                              capture_output=True, text=True, timeout=300)
+    token = "hf_" + secrets.token_hex(16)
+    with running_hub(token) as (endpoint, state):
+        pushed = oneruler(["push", str(export), "--repo-id", "org/oneruler"], client_env(endpoint, tmp_path / "pusher", token),
+                          tmp_path)
+        assert pushed.returncode == 0, pushed.stderr[-3000:]
+        before = len(state.requests)
+        proc = subprocess.run([sys.executable, "-c", HUB_SCRIPT, str(TASK_FOLDER / "utils.py")], capture_output=True,
+                              env=client_env(endpoint, tmp_path, None, ONERULER_DATASET=""), text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert [{k: r[k] for k in FIELD_NAMES} for r in got["rows"]] == [r for r in rows if r["config"] == "pl_mq_niah_8k"]
     assert got["error"].startswith("dataset 'org/oneruler' has no config 'de_none_niah_8k'")
-    downloaded = {p.rpartition("/resolve/main/")[2] for p in hub.paths}
-    assert "README.md" in downloaded and any(p.startswith("data/pl_mq_niah_8k/") for p in downloaded)
+    reads = state.requests[before:]
+    head = state.head("dataset", "org/oneruler")
+    resolved = [r.url.partition("/resolve/")[2] for r in reads if "/resolve/" in r.url]
+    assert all(path.startswith(head + "/") for path in resolved), resolved  # every task reads the pinned commit
+    assert f"{head}/README.md" in resolved and any(p.startswith(f"{head}/data/pl_mq_niah_8k/") for p in resolved)
+    assert all("authorization" not in {k.lower() for k in r.headers} for r in reads)  # no token: none sent

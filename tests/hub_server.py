@@ -1,0 +1,571 @@
+"""A loopback stand-in for the Hugging Face Hub: huggingface.co cannot be reached from these machines.
+
+The real ``huggingface_hub`` client (2.x, uploads with ``HF_HUB_DISABLE_XET=1`` so they use the
+git-LFS protocol) and the real ``datasets`` library are pointed at it with
+``HF_ENDPOINT=http://127.0.0.1:PORT``; the code under test is the same code that talks to
+huggingface.co when no endpoint override is set. It serves two origins, as the Hub does: the Hub
+itself (API and ``resolve``), and a storage origin on another port standing in for the S3/CDN
+hosts that LFS bytes go to and come from through pre-signed URLs (another origin, so the real
+client drops the ``Authorization`` header there, as it does for cdn-lfs.hf.co; like S3, storage
+refuses a request that carries one).
+
+Write endpoints (``create_repo``, ``create_branch``, ``upload_folder``/``create_commit``):
+  ``POST /api/repos/create``, ``POST /api/validate-yaml``, ``POST /api/{type}s/{repo}/branch/{rev}``,
+  ``POST /api/{type}s/{repo}/preupload/{rev}``, ``POST /{prefix}{repo}.git/info/lfs/objects/batch``,
+  ``PUT {storage}/lfs-upload/{sha256}?sig=...``, ``POST /api/{type}s/{repo}/commit/{rev}`` (NDJSON).
+Read endpoints (``HfApi.dataset_info``/``repo_info``/``list_repo_files``, ``hf_hub_download``,
+``HfFileSystem``, ``datasets.load_dataset``), with the real Hub's field names:
+  ``GET /api/{type}s/{repo}`` and ``/api/{type}s/{repo}/revision/{rev}``: ``id``, ``sha``,
+  ``private``, ``siblings`` (``?blobs=true`` adds ``size``, ``blobId``, ``lfs``), ``cardData``...;
+  ``HEAD``/``GET /{prefix}{repo}/resolve/{rev}/{path}``: a regular file answers 200 with
+  ``X-Repo-Commit``, ``ETag`` (its git blob sha1), ``Content-Length``, ``Range`` honoured; an LFS
+  file answers 302 to storage with ``X-Linked-Etag`` (its sha256) and ``X-Linked-Size``; a missing
+  file 404 ``X-Error-Code: EntryNotFound`` (with ``X-Repo-Commit``), a missing revision 404
+  ``RevisionNotFound``; ``GET {storage}/lfs-download/{sha256}?sig=...`` (``Range`` honoured);
+  ``GET /api/{type}s/{repo}/tree/{rev}[/{path}]?recursive=&expand=`` and
+  ``POST /api/{type}s/{repo}/paths-info/{rev}`` (form fields ``paths``, ``expand``): entries
+  ``{"type": "file", "path", "size", "oid", "lfs": {"oid", "size", "pointerSize"}}`` and
+  ``{"type": "directory", "path", "oid"}``, with ``lastCommit`` ``{"id", "title", "date"}`` when
+  expanded; ``GET /api/agent-harnesses`` (the client's agent registry, served empty).
+A revision is a branch name or any commit sha the repository has had. A request with a token must
+carry the right one (else 401); without one, public repositories can be read, nothing else.
+
+Every request is recorded (origin, method, URL, headers, body) so tests can check where the token
+went and what the clients asked for; every committed file is stored so tests compare it byte for
+byte with what was pushed. Threaded, bounded (request size cap, socket timeouts), started and
+stopped by :func:`running_hub` (a context manager a pytest fixture wraps). Anything else is a 404
+naming the request, so a client asking for something new makes a test fail visibly.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+import yaml
+
+MAX_BODY = 512 * 1024 * 1024  # refuse anything bigger: the tests push small folders
+SOCKET_TIMEOUT_S = 30
+GITATTRIBUTES = b"*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+LFS_POINTER_SIZE = 134
+DATE = "2025-01-01T00:00:00.000Z"  # every commit's date: the repos' state is deterministic
+_TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
+_URL_PREFIX = {"model": "", "dataset": "datasets/", "space": "spaces/"}
+_COMMIT_SHA = re.compile(r"[0-9a-f]{40}")
+
+
+@dataclass
+class Recorded:
+    """One HTTP request as the server received it (``origin`` is ``hub`` or ``storage``)."""
+
+    method: str
+    url: str
+    headers: dict
+    body: bytes
+    origin: str = "hub"
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A committed file: its bytes, and whether it went through LFS."""
+
+    data: bytes
+    lfs: bool
+
+
+@dataclass
+class Commit:
+    """One commit: its id, messages, the NDJSON operations, and the files of the tree it made."""
+
+    oid: str
+    summary: str
+    description: str
+    operations: list
+    files: dict  # path -> Blob
+
+
+@dataclass
+class Branch:
+    """A branch: its commits, oldest first (the last is the head)."""
+
+    commits: list = field(default_factory=list)
+
+    @property
+    def files(self) -> dict:
+        """The head's files (path -> Blob)."""
+        return self.commits[-1].files
+
+
+@dataclass
+class Repo:
+    """A repository: type, id, visibility, Space SDK, branches and every commit by sha."""
+
+    repo_type: str
+    repo_id: str
+    private: bool
+    sdk: str | None
+    branches: dict = field(default_factory=dict)
+    commits: dict = field(default_factory=dict)  # sha -> Commit
+
+    def resolve(self, revision: str) -> tuple[Commit, list]:
+        """(commit, history up to it, oldest first) of a branch name or a commit sha; 404 if unknown."""
+        if revision in self.branches:
+            history = self.branches[revision].commits
+            return history[-1], history
+        if _COMMIT_SHA.fullmatch(revision) and revision in self.commits:
+            for branch in self.branches.values():
+                ids = [c.oid for c in branch.commits]
+                if revision in ids:
+                    return self.commits[revision], branch.commits[: ids.index(revision) + 1]
+        raise _Error(404, f"Revision Not Found: {revision}", "RevisionNotFound")
+
+
+def git_blob_sha1(data: bytes) -> str:
+    """The git object id of a blob (what the Hub reports as a regular file's oid and ETag)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+class HubState:
+    """Repos, LFS objects and the request log, shared by the handler threads of both origins."""
+
+    def __init__(self, token: str):
+        self.token = token
+        self.lock = threading.Lock()
+        self.requests: list[Recorded] = []
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.lfs: dict[str, bytes] = {}
+        self.signature = hashlib.sha256(f"sig-{id(self)}".encode()).hexdigest()[:24]
+        self.hub_url = ""
+        self.storage_url = ""
+
+    def repo(self, repo_type: str, repo_id: str) -> Repo | None:
+        """A repository, or None."""
+        return self.repos.get((repo_type, repo_id))
+
+    def files(self, repo_type: str, repo_id: str, revision: str = "main") -> dict[str, bytes]:
+        """The files of a branch (or commit) after its last commit (path -> bytes)."""
+        commit, _ = self.repos[(repo_type, repo_id)].resolve(revision)
+        return {path: blob.data for path, blob in commit.files.items()}
+
+    def commits(self, repo_type: str, repo_id: str, revision: str = "main") -> list[Commit]:
+        """The commits of a branch, oldest first."""
+        return list(self.repos[(repo_type, repo_id)].branches[revision].commits)
+
+    def head(self, repo_type: str, repo_id: str, revision: str = "main") -> str:
+        """The commit sha a branch points at."""
+        return self.repos[(repo_type, repo_id)].branches[revision].commits[-1].oid
+
+
+class _Error(Exception):
+    def __init__(self, status: int, message: str, code: str | None = None, extra: dict | None = None,
+                 headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code, self.extra = status, message, code, extra or {}
+        self.headers = headers or {}
+
+
+@dataclass
+class _Reply:
+    status: int
+    body: bytes = b""
+    headers: dict = field(default_factory=dict)
+
+
+def _json(payload, status: int = 200, headers: dict | None = None) -> _Reply:
+    return _Reply(status, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})})
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").lower() in ("1", "true")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: "_Server"
+
+    def log_message(self, format, *args) -> None:  # keep test output clean
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(SOCKET_TIMEOUT_S)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks, total = [], 0
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                total += size
+                if total > MAX_BODY:
+                    raise _Error(413, "request body too large")
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(chunks)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            raise _Error(413, "request body too large")
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, method: str, reply: _Reply) -> None:
+        self.send_response(reply.status)
+        headers = {"Content-Length": str(len(reply.body)), **reply.headers}
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        if method != "HEAD":
+            self.wfile.write(reply.body)
+
+    def _handle(self, method: str) -> None:
+        state, origin = self.server.state, self.server.origin
+        try:
+            body = self._read_body()
+        except _Error as exc:
+            self._send(method, _json({"error": exc.message}, exc.status))
+            self.close_connection = True
+            return
+        with state.lock:
+            state.requests.append(Recorded(method, self.path, dict(self.headers.items()), body, origin))
+        url = urlsplit(self.path)
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        try:
+            if origin == "storage":
+                reply = self._storage(method, url.path, query, body)
+            else:
+                reply = self._route(method, url.path, query, body)
+        except _Error as exc:
+            headers = {"X-Error-Message": exc.message, **exc.headers}
+            if exc.code:
+                headers["X-Error-Code"] = exc.code
+            reply = _json({"error": exc.message, **exc.extra}, exc.status, headers)
+        except Exception as exc:  # a bug in the stand-in: make it visible to the test
+            reply = _json({"error": f"hub_server: {type(exc).__name__}: {exc}"}, 500)
+        self._send(method, reply)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._handle("GET")
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._handle("HEAD")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle("POST")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._handle("PUT")
+
+    # ------------------------------------------------------------------ storage (S3/CDN stand-in)
+
+    def _storage(self, method: str, path: str, query: dict, body: bytes) -> _Reply:
+        state = self.server.state
+        if "Authorization" in self.headers:  # S3 refuses a second auth mechanism beside the signature
+            raise _Error(400, "Only one auth mechanism allowed; the pre-signed URL already authenticates")
+        if query.get("sig") != state.signature:
+            raise _Error(403, "bad signature")
+        m = re.fullmatch(r"/lfs-(upload|download)/([0-9a-f]{64})", path)
+        if m and m.group(1) == "upload" and method == "PUT":
+            if hashlib.sha256(body).hexdigest() != m.group(2):
+                raise _Error(400, f"uploaded bytes do not match oid {m.group(2)}")
+            with state.lock:
+                state.lfs[m.group(2)] = body
+            return _Reply(200)
+        if m and m.group(1) == "download" and method in ("GET", "HEAD"):
+            data = state.lfs.get(m.group(2))
+            if data is None:
+                raise _Error(404, "NoSuchKey")
+            return self._bytes(data, {"ETag": f'"{m.group(2)}"'})
+        raise _Error(404, f"hub_server storage: no endpoint {method} {path}")
+
+    def _bytes(self, data: bytes, headers: dict) -> _Reply:
+        """A file's bytes, or the part a ``Range: bytes=a-b`` header asks for (206)."""
+        headers = {"Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", **headers}
+        m = re.fullmatch(r"bytes=(\d*)-(\d*)", self.headers.get("Range", "").strip())
+        if not m or not (m.group(1) or m.group(2)):
+            return _Reply(200, data, headers)
+        if m.group(1):
+            start, end = int(m.group(1)), min(int(m.group(2) or len(data) - 1), len(data) - 1)
+        else:
+            start, end = max(0, len(data) - int(m.group(2))), len(data) - 1
+        if start >= len(data) or start > end:
+            return _Reply(416, b"", {**headers, "Content-Range": f"bytes */{len(data)}"})
+        return _Reply(206, data[start:end + 1], {**headers, "Content-Range": f"bytes {start}-{end}/{len(data)}"})
+
+    # ------------------------------------------------------------------ the Hub origin
+
+    def _authorize(self, method: str, path: str, repo: Repo | None) -> None:
+        state = self.server.state
+        sent = self.headers.get("Authorization")
+        if sent is not None and sent != f"Bearer {state.token}":
+            raise _Error(401, "Invalid credentials in Authorization header")
+        if sent is None:
+            reading = method in ("GET", "HEAD") or "/paths-info/" in path
+            if not reading or (repo is not None and repo.private):
+                raise _Error(401, "Repository not found", "RepoNotFound")
+
+    def _route(self, method: str, path: str, query: dict, body: bytes) -> _Reply:
+        if method == "GET" and path == "/api/agent-harnesses":  # the client's registry of coding agents
+            return _json({"standardEnvVars": [], "harnesses": {}})
+        m = re.fullmatch(r"/(?:(datasets|spaces)/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)", path)
+        if m and method in ("GET", "HEAD"):
+            repo = self._repo(_TYPES.get(m.group(1) or "models", "model"), m.group(2), method, path)
+            return self._resolve(repo, unquote(m.group(3)), unquote(m.group(4)))
+        m = re.fullmatch(r"/(?:(datasets|spaces)/)?([^/]+/[^/]+)\.git/info/lfs/objects/batch", path)
+        if method == "POST" and m:
+            repo = self._repo(_TYPES.get(m.group(1) or "models", "model"), m.group(2), method, path)
+            return _json(self._lfs_batch(json.loads(body)))
+        self._authorize(method, path, None)
+        if method == "POST" and path == "/api/repos/create":
+            return self._create_repo(json.loads(body))
+        if method == "POST" and path == "/api/validate-yaml":
+            return _json({"errors": [], "warnings": []})
+        m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)"
+                         r"(?:/(preupload|commit|branch|tree|revision|paths-info)/([^/]+)(/.*)?)?", path)
+        if not m:
+            raise _Error(404, f"hub_server: no endpoint {method} {path}")
+        repo = self._repo(_TYPES[m.group(1)], m.group(2), method, path)
+        action, rev = m.group(3) or "revision", unquote(m.group(4) or "main")
+        if action == "branch" and method == "POST":
+            return self._create_branch(repo, rev, json.loads(body or b"{}"))
+        if action in ("preupload", "commit") and rev not in repo.branches:
+            raise _Error(404, f"Revision Not Found: {rev}", "RevisionNotFound")
+        if action == "preupload" and method == "POST":
+            return _json(self._preupload(json.loads(body), repo.branches[rev]))
+        if action == "commit" and method == "POST":
+            return _json(self._commit(body, repo, rev))
+        commit, history = repo.resolve(rev)
+        if action == "revision" and method == "GET":
+            return _json(self._info(repo, commit, _flag(query.get("blobs"))))
+        if action == "tree" and method == "GET":
+            where = unquote((m.group(5) or "").strip("/"))
+            return _json(self._tree(commit, history, where, _flag(query.get("recursive")), _flag(query.get("expand"))))
+        if action == "paths-info" and method == "POST":
+            form = parse_qs(body.decode(), keep_blank_values=True)
+            expand = _flag((form.get("expand") or [""])[-1])
+            return _json([e for p in form.get("paths", []) if (e := self._entry(commit, history, p.strip("/"), expand))])
+        raise _Error(404, f"hub_server: no endpoint {method} {path}")
+
+    def _repo(self, repo_type: str, repo_id: str, method: str, path: str) -> Repo:
+        repo = self.server.state.repo(repo_type, repo_id)
+        self._authorize(method, path, repo)
+        if repo is None:
+            raise _Error(404, f"Repository Not Found for url: {repo_type} {repo_id}", "RepoNotFound")
+        return repo
+
+    def _info(self, repo: Repo, commit: Commit, blobs: bool) -> dict:
+        """What ``GET /api/{type}s/{repo}[/revision/{rev}]`` answers (the Hub's field names)."""
+        siblings = []
+        for path, blob in sorted(commit.files.items()):
+            sibling = {"rfilename": path}
+            if blobs:
+                sibling.update(size=len(blob.data), blobId=git_blob_sha1(self._stored(blob)))
+                if blob.lfs:
+                    sibling["lfs"] = {"sha256": hashlib.sha256(blob.data).hexdigest(), "size": len(blob.data),
+                                      "pointerSize": LFS_POINTER_SIZE}
+            siblings.append(sibling)
+        info = {"_id": hashlib.sha1(repo.repo_id.encode()).hexdigest()[:24], "id": repo.repo_id,
+                "author": repo.repo_id.split("/")[0], "sha": commit.oid, "lastModified": DATE, "createdAt": DATE,
+                "private": repo.private, "gated": False, "disabled": False, "downloads": 0, "likes": 0, "tags": [],
+                "siblings": siblings}
+        card = commit.files.get("README.md")
+        front = re.match(rb"---\r?\n(.*?)\r?\n---", card.data, re.S) if card else None
+        if front:
+            info["cardData"] = yaml.safe_load(front.group(1).decode("utf-8"))
+        if repo.repo_type == "space":
+            info["sdk"] = repo.sdk
+        return info
+
+    @staticmethod
+    def _stored(blob: Blob) -> bytes:
+        """What git stores for a file: its bytes, or for an LFS file its pointer."""
+        if not blob.lfs:
+            return blob.data
+        return (f"version https://git-lfs.github.com/spec/v1\noid sha256:{hashlib.sha256(blob.data).hexdigest()}\n"
+                f"size {len(blob.data)}\n").encode()
+
+    def _resolve(self, repo: Repo, rev: str, path: str) -> _Reply:
+        state = self.server.state
+        commit, _ = repo.resolve(rev)
+        blob = commit.files.get(path)
+        if blob is None:
+            raise _Error(404, "Entry not found", "EntryNotFound", headers={"X-Repo-Commit": commit.oid})
+        if blob.lfs:
+            sha256 = hashlib.sha256(blob.data).hexdigest()
+            location = f"{state.storage_url}/lfs-download/{sha256}?sig={state.signature}&name={quote(path, safe='')}"
+            return _Reply(302, b"", {"Location": location, "X-Repo-Commit": commit.oid, "ETag": f'"{sha256}"',
+                                     "X-Linked-Etag": f'"{sha256}"', "X-Linked-Size": str(len(blob.data))})
+        return self._bytes(blob.data, {"X-Repo-Commit": commit.oid, "ETag": f'"{git_blob_sha1(blob.data)}"'})
+
+    def _entry(self, commit: Commit, history: list, path: str, expand: bool) -> dict | None:
+        """A tree entry (file or directory) as ``tree`` and ``paths-info`` list it; None if absent."""
+        blob = commit.files.get(path)
+        if blob is not None:
+            entry = {"type": "file", "oid": git_blob_sha1(self._stored(blob)), "size": len(blob.data), "path": path}
+            if blob.lfs:
+                entry["lfs"] = {"oid": hashlib.sha256(blob.data).hexdigest(), "size": len(blob.data),
+                                "pointerSize": LFS_POINTER_SIZE}
+        else:
+            inside = sorted(p for p in commit.files if p.startswith(path + "/")) if path else sorted(commit.files)
+            if not inside:
+                return None
+            listing = "\n".join(f"{p} {git_blob_sha1(self._stored(commit.files[p]))}" for p in inside)
+            entry = {"type": "directory", "oid": hashlib.sha1(listing.encode()).hexdigest(), "size": 0, "path": path}
+        if expand:
+            last = next(c for c in reversed(history) if self._touched(c, history, path))
+            entry["lastCommit"] = {"id": last.oid, "title": last.summary, "date": DATE}
+        return entry
+
+    @staticmethod
+    def _touched(commit: Commit, history: list, path: str) -> bool:
+        """Whether ``commit`` changed ``path`` (a file, or anything under a folder) against its parent."""
+        at = history.index(commit)
+        before = history[at - 1].files if at else {}
+
+        def under(files: dict) -> dict:
+            return {p: b for p, b in files.items() if p == path or p.startswith(path + "/")}
+
+        return at == 0 or under(before) != under(commit.files)
+
+    def _tree(self, commit: Commit, history: list, where: str, recursive: bool, expand: bool) -> list:
+        if where and self._entry(commit, history, where, False) is None:
+            raise _Error(404, f"Entry not found: {where}", "EntryNotFound")
+        prefix = where + "/" if where else ""
+        paths: set[str] = set()
+        for path in commit.files:
+            if not path.startswith(prefix):
+                continue
+            parts = path[len(prefix):].split("/")
+            depth = len(parts) if recursive else 1
+            paths.update(prefix + "/".join(parts[:n]) for n in range(1, min(depth, len(parts)) + 1))
+        return [self._entry(commit, history, p, expand) for p in sorted(paths)]
+
+    def _create_repo(self, payload: dict) -> _Reply:
+        state = self.server.state
+        repo_type = payload.get("type") or "model"
+        repo_id = f"{payload.get('organization') or 'user'}/{payload['name']}"
+        url = f"{state.hub_url}/{_URL_PREFIX[repo_type]}{repo_id}"
+        with state.lock:
+            if (repo_type, repo_id) in state.repos:
+                raise _Error(409, "You already created this repo", extra={"url": url})  # as the Hub answers
+            if repo_type == "space" and not payload.get("sdk"):
+                raise _Error(400, "sdk is required for a Space")
+            repo = Repo(repo_type, repo_id, payload.get("visibility") == "private", payload.get("sdk"))
+            first = Commit(hashlib.sha1(f"init {repo_type} {repo_id}".encode()).hexdigest(), "initial commit", "", [],
+                           {".gitattributes": Blob(GITATTRIBUTES, False)})
+            repo.branches["main"] = Branch([first])
+            repo.commits[first.oid] = first
+            state.repos[(repo_type, repo_id)] = repo
+        return _json({"url": url, "name": repo_id})
+
+    def _create_branch(self, repo: Repo, name: str, payload: dict) -> _Reply:
+        with self.server.state.lock:
+            if name in repo.branches:
+                raise _Error(409, f"Branch {name} already exists")
+            _, history = repo.resolve(payload.get("startingPoint") or "main")
+            repo.branches[name] = Branch(list(history))
+        return _json({})
+
+    def _preupload(self, payload: dict, branch: Branch) -> dict:
+        out = []
+        for f in payload["files"]:
+            lfs = f["path"].endswith(".parquet") or f["size"] > 10 * 1024 * 1024
+            existing = branch.files.get(f["path"])
+            oid = None
+            if existing is not None:
+                oid = hashlib.sha256(existing.data).hexdigest() if lfs else git_blob_sha1(existing.data)
+            out.append({"path": f["path"], "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False, "oid": oid})
+        return {"files": out}
+
+    def _lfs_batch(self, payload: dict) -> dict:
+        state = self.server.state
+        objects = []
+        for obj in payload["objects"]:
+            item = {"oid": obj["oid"], "size": obj["size"]}
+            if obj["oid"] not in state.lfs:
+                item["actions"] = {"upload": {
+                    "href": f"{state.storage_url}/lfs-upload/{obj['oid']}?sig={state.signature}", "header": {}}}
+            objects.append(item)
+        return {"transfer": "basic", "objects": objects}
+
+    def _commit(self, body: bytes, repo: Repo, rev: str) -> dict:
+        state = self.server.state
+        lines = [json.loads(line) for line in body.splitlines() if line.strip()]
+        if not lines or lines[0].get("key") != "header":
+            raise _Error(400, "commit payload must start with a header line")
+        header = lines[0]["value"]
+        with state.lock:
+            branch = repo.branches[rev]
+            files = dict(branch.files)
+            for item in lines[1:]:
+                _apply(state, files, item["key"], item["value"])
+            parent = branch.commits[-1].oid
+            oid = hashlib.sha1((parent + json.dumps(lines, sort_keys=True)).encode()).hexdigest()
+            commit = Commit(oid, header.get("summary", ""), header.get("description", ""), lines[1:], files)
+            branch.commits.append(commit)
+            repo.commits[oid] = commit
+        url = f"{state.hub_url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/commit/{oid}"
+        return {"commitUrl": url, "commitOid": oid, "pullRequestUrl": None}
+
+
+def _apply(state: HubState, files: dict, key: str, value: dict) -> None:
+    """One operation of a commit, applied to ``files`` (path -> Blob)."""
+    if key == "file":
+        files[value["path"]] = Blob(base64.b64decode(value["content"]), False)
+    elif key == "lfsFile":
+        data = state.lfs.get(value["oid"])
+        if data is None or len(data) != value["size"]:
+            raise _Error(400, f"LFS object {value['oid']} for {value['path']} was never uploaded")
+        files[value["path"]] = Blob(data, True)
+    elif key == "deletedFile":
+        if value["path"] not in files:
+            raise _Error(404, "A file with this name doesn't exist", "EntryNotFound")
+        del files[value["path"]]
+    elif key == "deletedFolder":
+        prefix = value["path"].rstrip("/") + "/"
+        for p in [p for p in files if p.startswith(prefix)]:
+            del files[p]
+    else:
+        raise _Error(400, f"unsupported commit operation {key!r}")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 16
+
+    def __init__(self, state: HubState, origin: str):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state, self.origin = state, origin
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+@contextlib.contextmanager
+def running_hub(token: str) -> Iterator[tuple[str, HubState]]:
+    """Start the stand-in Hub and its storage origin on 127.0.0.1 (free ports); yield (endpoint, state); stop."""
+    state = HubState(token)
+    servers = [_Server(state, "hub"), _Server(state, "storage")]
+    state.hub_url, state.storage_url = servers[0].url, servers[1].url
+    threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True) for s in servers]
+    for thread in threads:
+        thread.start()
+    try:
+        yield state.hub_url, state
+    finally:
+        for server, thread in zip(servers, threads):
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
