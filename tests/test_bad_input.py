@@ -177,7 +177,10 @@ CASES = [
          ("--samples", "'many' is not a valid integer")),
     Case("num-proc-zero", ("build", "pl_s_niah_8k", "--num-proc", "0", "--out", NEW), 2, ("--num-proc must be at least 1",)),
     Case("wait-negative", ("build", "pl_s_niah_8k", "--wait", "-1", "--out", NEW), 2, ("--wait must be 0",)),
-    Case("unknown-command", ("frobnicate",), 2, ("No such command 'frobnicate'",)),
+    Case("unknown-command", ("frobnicate",), 2, ("No such command 'frobnicate'", "see `oneruler --help`")),
+    Case("unknown-option", ("build", "pl_s_niah_8k", "--sample", "2"), 2,
+         ("oneruler build: No such option '--sample'", "see `oneruler build --help`")),
+    Case("missing-argument", ("score",), 2, ("oneruler score: Missing argument 'PREDICTIONS'",)),
     # the export folder
     Case("out-is-a-file", ("build", "pl_s_niah_8k", "--out", "{root}/file"), 2, ("--out", "'{root}/file' is a file"),
          setup=_file("file", "mine")),
@@ -288,6 +291,7 @@ def run_case(case: Case, tmp_path: Path, pristine: Path, source_cache: Path, ser
     assert "Traceback" not in res.stderr + res.stdout
     errors = [line for line in res.stderr.splitlines() if re.match(r"(?i)error:", line)]
     assert len(errors) == 1, res.stderr
+    assert errors[0].startswith("error: ") and "Usage:" not in res.stderr, res.stderr  # click's usage block too
     for fragment in map(fill, case.says):
         assert fragment in errors[0], (fragment, errors[0])
     for fragment in case.never:

@@ -7,8 +7,11 @@ Errors go to stderr with exit code 2 (bad input) or 1 (a check failed); results 
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
+
+from .handler import EXIT_INTERRUPTED, fail
 
 # name -> "module:attribute" of a click.Command
 SUBCOMMANDS: dict[str, str] = {
@@ -47,5 +50,17 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point."""
-    cli.main(args=argv, prog_name="oneruler", standalone_mode=True)
+    """Console entry point: usage errors too are one ``error:`` line on stderr (exit 2)."""
+    try:
+        code = cli.main(args=argv, prog_name="oneruler", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `oneruler`: the help, as click shows it
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else "oneruler"
+        fail(f"{where}: {exc.format_message().rstrip('.')} (see `{where} --help`)", exc.exit_code)
+    except click.ClickException as exc:
+        fail(exc.format_message(), exc.exit_code)
+    except click.Abort:  # Ctrl-C outside a command's own handler (e.g. while importing it)
+        fail("interrupted", EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)

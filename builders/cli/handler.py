@@ -2,13 +2,15 @@
 
 Exit codes: 0 success; 1 a check failed (integrity, verify, score thresholds or partial coverage);
 2 bad input or an environment problem (names, values, files, a folder locked by another build,
-permission denied, read-only or full disk, file-size limit, out of memory); 130 interrupted (Ctrl-C).
+permission denied, read-only or full disk, file-size limit, out of memory); 130 interrupted (Ctrl-C);
+141 stdout's reader went away (``| head``), silently.
 Every error is one line naming the culprit and what would fix it; never a traceback.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import Callable, TypeVar
 
@@ -19,6 +21,7 @@ from ..base.errors import OneRulerError, describe_os_error
 F = TypeVar("F", bound=Callable)
 
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command its pipe reader left
 OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a smaller --num-proc "
                  "(or free memory for this process)")
 
@@ -40,6 +43,9 @@ def cli_errors(func: F) -> F:
             fail(str(exc), exc.exit_code)
         except ValueError as exc:
             fail(str(exc), 2)
+        except BrokenPipeError:  # `oneruler list '*' | head`: the reader left; nothing to report
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second EPIPE at exit
+            sys.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # PermissionError, FileNotFoundError, ENOSPC, EROFS, EFBIG, ...
             fail(describe_os_error(exc), 2)
         except MemoryError:

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import errno
+import fcntl
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +51,18 @@ def test_other_exceptions_are_not_swallowed(capsys):
 
     with pytest.raises(RuntimeError):  # a bug keeps its traceback: it must be found, not hidden
         command()
+
+
+def test_a_reader_leaving_the_pipe_ends_the_command_quietly():
+    """`oneruler list '*' | head -c 100`: a real pipe of one page (F_SETPIPE_SZ) closed after 100 bytes of ~19 KB,
+    so the command must meet EPIPE; it ends without `error: Broken pipe`, with exit code 141."""
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ: the smallest pipe, far below the listing's size
+    proc = subprocess.Popen([sys.executable, "-m", "builders.cli", "list", "*"], cwd=Path(__file__).resolve().parents[2],
+                            stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    first = os.read(read_end, 100)
+    os.close(read_end)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and first.startswith(b"cs_s_niah_8k\n")
+    assert err == ""
