@@ -71,8 +71,12 @@ def retry_after_seconds(headers: Any) -> float | None:
     try:
         return float(value)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):  # neither seconds nor an HTTP date: fall back to our own backoff
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def _usage(usage: Any) -> dict | None:

@@ -22,7 +22,7 @@ from .options import RetryPolicy, SamplingOptions, failure_limit
 from .plan import PlanLine, plan_lines
 from .preflight import Preflight, preflight
 from .progress import RunProgress
-from .store import META_FORMAT, PredictionStore, check_resumable, public_url, read_meta, write_meta
+from .store import META_FORMAT, PredictionStore, check_resumable, meta_path, public_url, read_meta, write_meta
 
 PACKAGES = ("oneruler", "openai", "datasets", "huggingface-hub", "pyarrow", "tiktoken", "tokenizers", "transformers")
 
@@ -105,8 +105,9 @@ def settings_meta(s: RunSettings, identity: dict) -> dict[str, Any]:
 
 def pending_rows(rows: list[RunRow], store: PredictionStore, retry_failed: bool) -> tuple[list[RunRow], list[str]]:
     """(rows still to send, ids of recorded failed/skipped lines to resend)."""
-    done = store.ids("ok") | (set() if retry_failed else store.ids("failed", "skipped"))
-    resend = [r.id for r in rows if r.id in store.ids("failed", "skipped")] if retry_failed else []
+    unfinished = store.ids("failed", "skipped")  # once: ids() walks every record
+    done = store.ids("ok") | (set() if retry_failed else unfinished)
+    resend = [r.id for r in rows if r.id in unfinished] if retry_failed else []
     return [r for r in rows if r.id not in done], resend
 
 
@@ -168,7 +169,7 @@ def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunR
     store.open()
     try:
         if store.records and old is None:
-            raise OneRulerError(f"{s.out} holds lines but no {Path(s.out).stem}.meta.json: it was not written by "
+            raise OneRulerError(f"{s.out} holds lines but no {meta_path(Path(s.out)).name}: it was not written by "
                                 f"`oneruler run`; choose another --out")
         if store.torn_bytes:
             log(f"ignored a torn last line ({store.torn_bytes} bytes) left by an interrupted run")

@@ -126,6 +126,7 @@ def test_retry_after_forms():
     assert retry_after_seconds({"retry-after-ms": "250"}) == 0.25
     assert 0 <= retry_after_seconds({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) <= 0.0
     assert retry_after_seconds({}) is None
+    assert retry_after_seconds({"retry-after": "soon, please"}) is None  # garbage: our own backoff, not a crash
     assert RetryPolicy(base_s=1, max_wait_s=5).wait(10, None) == 5 and RetryPolicy().wait(0, 500) == 120
 
 

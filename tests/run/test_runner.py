@@ -288,6 +288,11 @@ def test_bad_input_is_one_error_line(tmp_path):
                      str(tmp_path / "a.jsonl"), "--quiet"])
     assert result.exit_code == 2 and "cannot reach http://127.0.0.1:9/v1" in result.stderr
     assert not (tmp_path / "a.jsonl").exists()
+    foreign = tmp_path / "theirs.txt"  # lines but no meta: the message names the meta file run would have written
+    foreign.write_text('{"id": "en_s_niah_8k/0", "prediction": "x"}\n')
+    with running_server(ServerState()) as server:
+        result = invoke(run_args(server, export, foreign))
+    assert result.exit_code == 2 and "holds lines but no theirs.txt.meta.json" in result.stderr, result.stderr
 
 
 def test_progress_lines_off_a_terminal_and_a_finished_file_needs_no_server(tmp_path):
