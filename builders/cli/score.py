@@ -55,11 +55,11 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
     when it names this Hub dataset, the rows are read at the commit the run sent (not main's head).
     """
     from ..report.aggregate import score_predictions
-    from ..report.predictions import first_per_config, read_predictions
+    from ..report.predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
     from ..report.records import ScoringOptions
     from ..report.render import render_errors, render_notes, render_table, write_report
     from ..report.rows import load_rows
-    from ..run.store import read_meta, unscored_lines
+    from ..run.store import read_meta
 
     options = options or ScoringOptions()
     preds = read_predictions(predictions)
@@ -67,19 +67,19 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options=Non
     sent = (meta or {}).get("dataset")
     revision = sent.get("revision") if isinstance(sent, dict) and sent.get("name") == dataset else None
     rows = load_rows(dataset, first_per_config(preds), cache_dir=datasets_cache, revision=revision)
-    unscored = unscored_lines(predictions)
-    report = score_predictions({k: p for k, p in preds.items() if k not in unscored}, rows, options)
-    if meta is not None or unscored:
+    left_out = unscored(preds)
+    report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options)
+    if meta is not None or left_out:
         report.extra["run"] = meta
-        report.extra["unscored_lines"] = {s: sorted(i for i, v in unscored.items() if v == s) for s in ("failed", "skipped")}
+        report.extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
     strict = options.strict
     click.echo(f"ONERULER accuracy (%), {'strict' if strict else 'paper'} mode")
     click.echo(render_table(report))
     click.echo("\nerror types (examples in the accuracy):")
     click.echo(render_errors(report))
     click.echo("\n" + render_notes(report))
-    if unscored:
-        counts = {s: sum(v == s for v in unscored.values()) for s in ("failed", "skipped")}
+    if left_out:
+        counts = {s: sum(v == s for v in left_out.values()) for s in UNSCORED_STATUSES}
         click.echo(f"not scored: {counts['failed']} row(s) the run recorded as failed, {counts['skipped']} skipped "
                    f"(prompt over the server's window)")
     written = write_report(report, out_dir)

@@ -1,7 +1,7 @@
 """Reading a predictions file: one JSON object per line with ``id`` and ``prediction``.
 
-``{"id": "<config>/<index>", "prediction": "..." | null, "finish_reason": "stop" | "length" | null}``;
-other fields are ignored. Every malformed line and duplicate id is reported at once.
+``{"id": "<config>/<index>", "prediction": "..." | null, "finish_reason": "stop" | "length" | null}``,
+and ``status`` as `oneruler run` writes it; other fields are ignored. Every malformed line and duplicate id is reported at once.
 
 Lines of lm-eval's ``--log_samples`` output (``samples_<task>_<date>.jsonl``: ``doc_id``, ``doc``,
 ``filtered_resps``, ...) are recognised per line, so such files, concatenated, score as they are:
@@ -17,6 +17,7 @@ from pathlib import Path
 from ..base.errors import OneRulerError, problems_error
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
+UNSCORED_STATUSES = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
 
 
 @dataclass
@@ -27,11 +28,18 @@ class Prediction:
     prediction: str | None
     finish_reason: str | None
     line: int
+    status: str | None = None  # `oneruler run`'s "ok", "failed" or "skipped"; None: another writer
 
 
 def config_of(ident: str) -> str:
     """The config part of a row id (``pl_s_niah_8k/3`` → ``pl_s_niah_8k``)."""
     return ident.rpartition("/")[0]
+
+
+def id_order(ident: str) -> tuple[str, int, str]:
+    """Sort key of a row id: config, then the index as a number (then the id, for malformed ones)."""
+    config, _, index = ident.rpartition("/")
+    return config, int(index) if index.isdigit() else -1, ident
 
 
 def check_id(ident: str, number: int) -> None:
@@ -93,7 +101,8 @@ def parse_line(raw: bytes, number: int) -> Prediction:
     reason = obj.get("finish_reason")
     if reason is not None and not isinstance(reason, str):
         raise ValueError(f"line {number} (id {ident!r}): 'finish_reason' must be a string or null")
-    return Prediction(ident, text, reason, number)
+    status = obj.get("status")
+    return Prediction(ident, text, reason, number, status if isinstance(status, str) else None)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:
@@ -122,6 +131,11 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
     if not predictions:
         raise OneRulerError(f"no predictions in {path}")
     return predictions
+
+
+def unscored(predictions: dict[str, Prediction]) -> dict[str, str]:
+    """Id → status of the lines that hold no model output (`oneruler run`'s ``failed`` and ``skipped``)."""
+    return {i: p.status for i, p in predictions.items() if p.status in UNSCORED_STATUSES}
 
 
 def first_per_config(predictions: dict[str, Prediction]) -> dict[str, Prediction]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..base.errors import OneRulerError, problems_error
 from ..scoring import core as scoring
 from ..spec.configs import render_length
-from .predictions import Prediction, config_of
+from .predictions import Prediction, id_order
 
 
 @dataclass(frozen=True)
@@ -66,11 +66,6 @@ def language_label(row: dict) -> str:
     return ctx if ctx == inst else f"{ctx}-{inst}"
 
 
-def _id_order(ident: str):
-    index = ident.rpartition("/")[2]
-    return config_of(ident), int(index) if index.isdigit() else -1, ident
-
-
 def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
                options: ScoringOptions = ScoringOptions()) -> list[Record]:
     """Score every row; rows without a prediction line are missing. Unknown ids are an error."""
@@ -78,7 +73,7 @@ def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
     if unknown:
         raise problems_error(unknown, "prediction id(s) not in the dataset")
     records = []
-    for ident in sorted(rows, key=_id_order):
+    for ident in sorted(rows, key=id_order):
         row = rows[ident]
         head = (ident, row["config"], row["task"], language_label(row), row["length"], row["tokenizer"])
         pred = predictions.get(ident)

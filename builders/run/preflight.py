@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..base.errors import OneRulerError
+from ..report.predictions import id_order
 from .client import ServerClient
 from .dataset import RunRow
 from .options import SamplingOptions
@@ -23,11 +24,6 @@ from .progress import RunProgress
 # Llama 3.1 adds ~30, Qwen 2.5 ~25) when the count cannot include the template itself.
 CHAT_TEMPLATE_ALLOWANCE = 64
 BOS_ALLOWANCE = 1
-
-
-def _row_order(ident: str) -> tuple[str, int]:
-    config, _, index = ident.rpartition("/")
-    return config, int(index) if index.isdigit() else -1
 
 
 @dataclass(frozen=True)
@@ -54,12 +50,12 @@ class Preflight:
         if self.window.size is None:
             return []
         over = [i for i, n in self.counts.items() if n + self.new_tokens[i] > self.window.size]
-        return sorted(over, key=_row_order)  # counts arrive in completion order
+        return sorted(over, key=id_order)  # counts arrive in completion order
 
     def refusal(self) -> str:
         """The error of a run that cannot start: how many rows, the worst, the window."""
         over = self.overlong
-        worst = min(over, key=lambda i: (-(self.counts[i] + self.new_tokens[i]), _row_order(i)))  # ties: first row
+        worst = min(over, key=lambda i: (-(self.counts[i] + self.new_tokens[i]), id_order(i)))  # ties: first row
         p, m = self.counts[worst], self.new_tokens[worst]
         return (f"{len(over)} of {len(self.counts)} selected row(s) do not fit: prompt + max new tokens exceeds the "
                 f"server's {self.window.size}-token window ({self.window.source}); worst {worst}: {p} prompt + {m} new = "

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..base.errors import OneRulerError
 from ..base.files import atomic_write_bytes
+from ..report.predictions import id_order
 
 META_FORMAT = "oneruler-run/1"
 STATUSES = ("ok", "failed", "skipped")
@@ -51,12 +52,6 @@ def redact(text: str, secret: str | None) -> str:
 def line_bytes(record: dict[str, Any]) -> bytes:
     """One JSONL line (lone surrogates from model output become valid ``\\udxxx`` escapes)."""
     return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
-
-
-def id_order(ident: str):
-    """Sort key of a row id: config, then the index as a number."""
-    config, _, index = ident.rpartition("/")
-    return (config, int(index) if index.isdigit() else -1, ident)
 
 
 @dataclass
@@ -180,21 +175,3 @@ def check_resumable(old: dict, new: dict, predictions: Path) -> None:
         if before.get(key) != now.get(key):
             raise OneRulerError(f"{predictions} was written from another dataset ({key} {before.get(key)!r}, now "
                                 f"{now.get(key)!r}); choose another --out")
-
-
-def unscored_lines(predictions: Path) -> dict[str, str]:
-    """Id → status of the lines that hold no model output (``failed``, ``skipped``); other lines are ignored."""
-    out: dict[str, str] = {}
-    try:
-        handle = Path(predictions).open("rb")
-    except OSError:
-        return out
-    with handle:
-        for raw in handle:
-            try:
-                record = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and record.get("status") in ("failed", "skipped") and isinstance(record.get("id"), str):
-                out[record["id"]] = record["status"]
-    return out

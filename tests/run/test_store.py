@@ -7,7 +7,8 @@ import json
 import pytest
 
 from builders.base.errors import OneRulerError
-from builders.run.store import PredictionStore, check_resumable, meta_path, public_url, unscored_lines
+from builders.report.predictions import read_predictions, unscored
+from builders.run.store import PredictionStore, check_resumable, meta_path, public_url
 
 
 def line(ident: str, status: str = "ok", prediction: str | None = "1234567") -> dict:
@@ -64,10 +65,11 @@ def test_rewrite_sorts_by_config_then_numeric_index_and_drops(tmp_path):
 
 
 def test_unscored_lines_are_failed_and_skipped(tmp_path):
+    """The lines run writes without a model output, as score reads them (status travels on each Prediction)."""
     path = tmp_path / "p.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in
-                            [line("a/0"), line("a/1", "failed", None), line("a/2", "skipped", None)]) + "junk\n")
-    assert unscored_lines(path) == {"a/1": "failed", "a/2": "skipped"}
+                            [line("a/0"), line("a/1", "failed", None), line("a/2", "skipped", None)]))
+    assert unscored(read_predictions(path)) == {"a/1": "failed", "a/2": "skipped"}
 
 
 def test_names_and_urls():
