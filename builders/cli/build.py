@@ -36,13 +36,10 @@ from .options import (
 def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, full_count,
                   quiet):
     """Build configs (names or globs over the standard grid) into the export folder --out."""
-    from ..export.build import build_dataset, check_request
+    from ..export.build import build_dataset
     from ..generate.tokenizer import parse_tokenizer_options
 
     tokenizer_specs = parse_tokenizer_options(tokenizers)
-    # before anything heavy is imported or loaded
-    check_request(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc, force=force,
-                  aliases=tokenizer_specs, wait=wait)
     summary = build_dataset(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc,
                             tokenizer_specs=tokenizer_specs, mirror=mirror, cache_dir=cache_dir, force=force,
                             progress=not quiet, log=echo_err, wait=wait, full_count=full_count)

@@ -135,7 +135,6 @@ def add_existing(specs: list[ConfigSpec], names: list[str], manifest: dict, inpu
         tok = manifest["configs"][name]["tokenizer"]
         if tok["alias"] not in inputs.tokenizers.specs:
             inputs.tokenizers.specs[tok["alias"]] = tok["spec"]
-            inputs.tokenizer_specs[tok["alias"]] = tok["spec"]
     have = {s.name for s in specs}
     extra = [parse_config_name(n, inputs.tokenizers.aliases) for n in names if n not in have]
     return specs + extra
@@ -179,9 +178,11 @@ def commit(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal)
 
     atomic_write_all(files, before_rename=move_shards)
     journal.committed = True
-    manifest["configs"] = new["configs"]
-    collect_garbage(out, manifest)
-    journal.discard()
+    try:
+        manifest["configs"] = new["configs"]
+        collect_garbage(out, manifest)
+    finally:
+        journal.discard()
 
 
 def build_dataset(
@@ -223,7 +224,7 @@ def build_dataset(
             summary = _build_locked(out, specs, inputs, samples, seed, num_proc, force, progress, log, journal)
         except BaseException:
             if not journal.committed:
-                _leave_as_found(out, lock, journal)
+                _leave_as_found(lock, journal)
             raise
     summary.seconds = time.perf_counter() - t0
     return summary
@@ -247,10 +248,11 @@ def _build_locked(out: Path, specs: list[ConfigSpec], inputs: BuildInputs, sampl
     return summary
 
 
-def _leave_as_found(out: Path, lock: FolderLock, journal: Journal) -> None:
-    """After a failure that committed nothing: remove the staging area and the folders this build made."""
+def _leave_as_found(lock: FolderLock, journal: Journal) -> None:
+    """After a failure that committed nothing: remove the staging area (a full disk needs the space back) and the
+    folders this build made."""
+    journal.discard()
     with contextlib.suppress(OSError):
-        journal.discard()
         lock.remove_created()
 
 
@@ -291,12 +293,7 @@ def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifes
         _commit_after_failure(out, manifest, staged, journal, log)
         raise
     bars.close()
-    try:
-        commit(out, manifest, staged, journal)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            journal.discard()  # the export is as it was; a full disk needs the space back
-        raise
+    commit(out, manifest, staged, journal)  # failing before the renames: build_dataset leaves the folder as found
 
 
 def _commit_after_failure(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal,
@@ -304,11 +301,6 @@ def _commit_after_failure(out: Path, manifest: dict, staged: dict[str, dict], jo
     """Commit the configs that finished before a failure, if that keeps one seed and sample count."""
     merged = {**manifest["configs"], **staged}
     if staged and len(export_values(merged)) <= 1:
-        try:
+        with contextlib.suppress(Exception):  # the original failure is the one to report; the folder is as it was
             commit(out, manifest, staged, journal)
             log(f"committed the {len(staged)} config(s) that finished before the failure to {out}")
-            return
-        except Exception:  # the original failure is the one to report; the folder is as it was
-            pass
-    with contextlib.suppress(OSError):
-        journal.discard()

@@ -67,11 +67,15 @@ class BuildInputs:
                  tokenizer_specs: dict[str, str] | None = None, full_count: bool = False):
         self.mirror = mirror
         self.cache_dir = cache_dir
-        self.tokenizer_specs = dict(tokenizer_specs or {})
         self.full_count = full_count  # tokenise every candidate prompt whole (same rows, slower)
         self.sources = load_sources(mirror, cache_dir)
-        self.tokenizers = TokenizerRegistry(self.tokenizer_specs)
+        self.tokenizers = TokenizerRegistry(dict(tokenizer_specs or {}))
         self.generator = RowGenerator(self.sources, self.tokenizers, full_count)
+
+    @property
+    def tokenizer_specs(self) -> dict[str, str]:
+        """Alias → spec of every registered tokenizer that is not built in (what a worker process needs)."""
+        return {a: s for a, s in self.tokenizers.specs.items() if a not in BUILTIN_TOKENIZERS}
 
     def tokenizer_record(self, alias: str) -> dict:
         """What the manifest records about the tokenizer behind ``alias``."""
