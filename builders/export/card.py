@@ -17,7 +17,7 @@ from ..spec.configs import STANDARD_LENGTHS, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS
 from ..base.files import atomic_write_bytes
-from .frontmatter import front_matter_yaml
+from .frontmatter import export_languages, front_matter_yaml
 from .layout import README_NAME
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "dataset_card.md"
@@ -206,8 +206,7 @@ def _build_lines(manifest: dict) -> str:
     ])
 
 
-def _summary(configs: dict) -> str:
-    langs = {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+def _summary(configs: dict, langs: set[str]) -> str:
     tasks = {e["task"] for e in configs.values()}
     lengths = sorted({e["length"] for e in configs.values()})
     rows = sum(e["num_rows"] for e in configs.values())
@@ -222,9 +221,9 @@ def render_sections(manifest: dict) -> dict[str, str]:
     configs = manifest["configs"]
     names = sorted(configs)
     example = "pl_s_niah_128k" if "pl_s_niah_128k" in configs else (names[0] if names else "pl_s_niah_128k")
-    present = {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+    present = export_languages(configs)
     return {
-        "summary": _summary(configs),
+        "summary": _summary(configs, present),
         "example_config": example,
         "task_table": _task_table(),
         "language_table": _language_table(present),

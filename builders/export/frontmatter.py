@@ -39,11 +39,16 @@ def size_category(n: int) -> str:
     return "10M<n<100M"
 
 
+def export_languages(configs: dict) -> set[str]:
+    """Every language an export's configs use, as context or as instruction language."""
+    return {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+
+
 def front_matter(manifest: dict) -> dict:
     """The YAML metadata of the export: configs with their data files, languages, tags (no dataset_info)."""
     configs = manifest["configs"]
     names = sorted(configs)
-    langs = sorted({c for n in names for c in (configs[n]["context_language"], configs[n]["instruction_language"])})
+    langs = sorted(export_languages(configs))
     total_rows = sum(configs[n]["num_rows"] for n in names)
     meta: dict = {
         "pretty_name": PRETTY_NAME,

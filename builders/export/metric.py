@@ -32,9 +32,7 @@ def sync_metric_copy(folder: Path = METRIC_DIR) -> Path:
 def check_metric_copy(folder: Path = METRIC_DIR) -> None:
     """Raise OneRulerError unless every Space file exists and the scoring copy has the core's sha256."""
     folder = Path(folder)
-    missing = [name for name in METRIC_SPACE_FILES if not (folder / name).is_file()]
-    if missing:
-        raise OneRulerError(f"metric folder {folder} lacks {', '.join(missing)}")
+    _require_space_files(folder)
     if sha256_file(folder / METRIC_COPY) != sha256_file(SCORING_CORE):
         raise OneRulerError(
             f"{folder / METRIC_COPY} differs from {SCORING_CORE}: run "
@@ -47,9 +45,14 @@ def metric_files(folder: Path = METRIC_DIR) -> list[str]:
     folder = Path(folder)
     if not folder.is_dir():
         raise OneRulerError(f"metric folder {folder} does not exist")
-    missing = [f for f in METRIC_SPACE_FILES if not (folder / f).is_file()]
-    if missing:
-        raise OneRulerError(f"metric folder {folder} lacks {missing}")
     if folder.resolve() == METRIC_DIR.resolve():
         check_metric_copy(folder)
+    else:
+        _require_space_files(folder)
     return list(METRIC_SPACE_FILES)
+
+
+def _require_space_files(folder: Path) -> None:
+    missing = [name for name in METRIC_SPACE_FILES if not (folder / name).is_file()]
+    if missing:
+        raise OneRulerError(f"metric folder {folder} lacks {', '.join(missing)}")

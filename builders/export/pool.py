@@ -68,25 +68,27 @@ def _init_worker(spec: InputSpec, progress_queue, parent: int) -> None:
     _WorkerState.progress_queue = progress_queue
 
 
+def _build_shard(inputs: BuildInputs, job: Job, out_dir: str | Path, report: Callable[[str, int], None]) -> ShardInfo:
+    """One job's shard, with ``report(config, examples done)`` as it goes."""
+    name = job.spec.name
+    report(name, 0)
+    return write_shard(inputs.rows(job.spec, job.samples, job.seed), out_dir, name, progress=lambda n: report(name, n))
+
+
 def _worker_build(job: Job, out_dir: str) -> ShardInfo:
     q = _WorkerState.progress_queue
-    name = job.spec.name
-    q.put((name, 0))
-    rows = _WorkerState.inputs.rows(job.spec, job.samples, job.seed)
-    return write_shard(rows, out_dir, name, progress=lambda n: q.put((name, n)))
-
-
-def _failed(job: Job, exc: Exception, out: Path) -> Exception:
-    """The error to report for a failed job: ours and the OS's as they are (an OSError naming a file), others named."""
-    if isinstance(exc, (OneRulerError, MemoryError)):
-        return exc
-    if isinstance(exc, OSError):
-        return named_os_error(exc, out / DATA_DIR / job.spec.name)
-    return OneRulerError(f"config {job.spec.name}: build failed: {type(exc).__name__}: {exc}")
+    return _build_shard(_WorkerState.inputs, job, out_dir, lambda name, n: q.put((name, n)))
 
 
 def _reraise(job: Job, exc: Exception, out: Path) -> None:
-    reported = _failed(job, exc, out)
+    """Raise the error to report for a failed job: ours and the OS's as they are (an OSError naming a file), others
+    named after the config."""
+    if isinstance(exc, (OneRulerError, MemoryError)):
+        reported: BaseException = exc
+    elif isinstance(exc, OSError):
+        reported = named_os_error(exc, out / DATA_DIR / job.spec.name)
+    else:
+        reported = OneRulerError(f"config {job.spec.name}: build failed: {type(exc).__name__}: {exc}")
     if reported is exc:
         raise exc
     raise reported from exc
@@ -101,11 +103,8 @@ def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, pro
     """
     if num_proc == 1 or len(jobs) <= 1:
         for job in jobs:
-            name = job.spec.name
-            progress.update(name, 0)
             try:
-                info = write_shard(inputs.rows(job.spec, job.samples, job.seed), out, name,
-                                   progress=lambda n, name=name: progress.update(name, n))
+                info = _build_shard(inputs, job, out, progress.update)
             except Exception as exc:  # name the config at fault
                 _reraise(job, exc, out)
             finish(info)

@@ -30,9 +30,6 @@ from .manifest import check_shards, describe_values, export_values, read_manifes
 from .pool import Job, run_jobs
 from .shard import ShardInfo
 
-SOURCE_PROBLEMS = ("missing source", "source ")
-
-
 @dataclass
 class VerifyReport:
     """Per-config outcome plus folder-level problems."""
@@ -44,10 +41,6 @@ class VerifyReport:
     def ok(self) -> bool:
         """Everything matched."""
         return not self.problems and all(v == "identical" for v in self.results.values())
-
-    def sources_differ(self) -> bool:
-        """A recorded source file is missing or has another sha256."""
-        return any(p.startswith(SOURCE_PROBLEMS) for p in self.problems)
 
 
 def check_files(out: Path, manifest: dict, report: VerifyReport, log: Callable[[str], None]) -> None:
@@ -75,8 +68,8 @@ def recorded_tokenizers(configs: dict, overrides: dict[str, str] | None) -> dict
     return specs
 
 
-def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> None:
-    """Step 3: recorded source hashes against the available sources, then the card facts."""
+def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> bool:
+    """Step 3: recorded source hashes against the available sources, then the card facts; True: a source differs."""
     current = inputs.sources.file_hashes
     found = []
     for path, digest in sorted(manifest["sources"].items()):
@@ -84,13 +77,15 @@ def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log
             found.append(f"missing source {path} (recorded sha256 {digest[:16]}…): not in the pinned source set")
         elif current[path] != digest:
             found.append(f"source {path}: recorded sha256 {digest[:16]}… but the available file has {current[path][:16]}…")
-    if not found:
+    sources_differ = bool(found)
+    if not sources_differ:
         facts = inputs.card_facts()
         if any(facts[key] != manifest.get(key) for key in facts):
             found.append("the data fixes / book facts recorded for the card differ from a fresh computation")
     for p in found:
         report.problems.append(p)
         log(f"FAIL  {p}")
+    return sources_differ
 
 
 def check_tokenizers(configs: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> dict[str, str]:
@@ -179,9 +174,9 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
         report.problems.append(f"sources unavailable: {exc}")
         log(f"FAIL  sources unavailable: {exc}")
         return report
-    check_sources(manifest, inputs, report, log)
+    sources_differ = check_sources(manifest, inputs, report, log)
     tok_problems = check_tokenizers(configs, inputs, report, log)
-    if report.sources_differ():
+    if sources_differ:
         for name in configs:
             report.results.setdefault(name, "not rebuilt: sources differ")
         return report
