@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..scoring import core as scoring
 from ..spec.configs import render_length
@@ -14,6 +14,11 @@ from .records import Record, ScoringOptions, score_rows
 
 def _flat(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k != "categories"}
+
+
+def task_rank(task: str) -> int:
+    """Sort key of a task: the paper's order, unknown tasks last."""
+    return scoring.TASK_IDS.index(task) if task in scoring.TASK_IDS else len(scoring.TASK_IDS)
 
 
 @dataclass
@@ -39,9 +44,9 @@ class Report:
         """The records that have a prediction line."""
         return [r for r in self.records if not r.missing]
 
-    def summary(self, keep: Callable[[Record], bool] = lambda r: True, paper: bool = False) -> dict[str, Any]:
-        """``scoring.summarize`` over the scored records kept (the paper-mode scores if ``paper``)."""
-        return scoring.summarize((r.paper if paper else r.score) for r in self.scored if keep(r))
+    def summary(self, paper: bool = False) -> dict[str, Any]:
+        """``scoring.summarize`` over the scored records (the paper-mode scores if ``paper``)."""
+        return scoring.summarize((r.paper if paper else r.score) for r in self.scored)
 
     def coverage(self) -> dict[str, tuple[int, int]]:
         """Config → (rows with a prediction line, rows), for every config referred to."""
@@ -59,7 +64,7 @@ class Report:
     def rank(self, key: str, value: Any):
         """Sort key of a group value: tasks in paper order, lengths by size, others alphabetically."""
         if key == "task":
-            return scoring.TASK_IDS.index(value) if value in scoring.TASK_IDS else 99
+            return task_rank(value)
         if key == "length_label":
             return next(r.length for r in self.records if r.length_label == value)
         return 0

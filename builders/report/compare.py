@@ -9,8 +9,6 @@ cross-lingual configs (``ko-en``) are left out of the groups and the heatmap.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -22,6 +20,8 @@ from ..base.files import atomic_write_bytes
 from ..scoring import core as scoring
 from ..spec.configs import render_length
 from ..spec.languages import LANGUAGES
+from .aggregate import task_rank
+from .render import csv_bytes, render_rows
 
 NONE_TASK = "s_niah"
 NONE_LENGTHS = (64_000, 128_000)  # Figures 18-19: S-NIAH at long context
@@ -73,13 +73,9 @@ def accuracy(groups: list[dict]) -> float | None:
     return sum(g["passed"] for g in groups) / counted if counted else None
 
 
-def _task_rank(task: str) -> int:
-    return scoring.TASK_IDS.index(task) if task in scoring.TASK_IDS else len(scoring.TASK_IDS)
-
-
 def task_length_rows(reports: list[ModelReport]) -> list[list[Any]]:
     """[task, length, accuracy of each model ...] for every task × length, then "all" per length."""
-    keys = sorted({(g["task"], g["length"]) for r in reports for g in r.groups}, key=lambda k: (_task_rank(k[0]), k))
+    keys = sorted({(g["task"], g["length"]) for r in reports for g in r.groups}, key=lambda k: (task_rank(k[0]), k))
     lengths = sorted({k[1] for k in keys})
     rows = [[task, render_length(n)] + [accuracy([g for g in r.groups if (g["task"], g["length"]) == (task, n)])
                                          for r in reports] for task, n in keys]
@@ -150,28 +146,6 @@ def slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model"
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}"
-
-
-def render_rows(head: list[str], rows: list[list[Any]], markdown: bool = False) -> str:
-    """A plain (or Markdown) table; accuracies as percentages."""
-    cells = [head] + [[c if isinstance(c, str) else _pct(c) for c in row] for row in rows]
-    if markdown:
-        lines = ["| " + " | ".join(r) + " |" for r in cells]
-        return "\n".join(lines[:1] + ["|" + "---|" * len(head)] + lines[1:])
-    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
-
-
-def _csv(head: list[str], rows: list[list[Any]]) -> bytes:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(head)
-    writer.writerows([[("" if c is None else c) for c in row] for row in rows])
-    return buf.getvalue().encode("utf-8")
-
-
 def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:
     """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed tables and the files."""
     from .plots import group_curves_png, language_heatmap_png, none_errors_png
@@ -183,7 +157,7 @@ def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, li
             f"accuracy (%) by language (all tasks and lengths)\n{render_rows(lang_head, lang_rows)}")
     markdown = (f"# ONERULER comparison\n\n## Accuracy (%) by task and length\n\n{render_rows(tl_head, tl_rows, True)}\n\n"
                 f"## Accuracy (%) by language\n\n{render_rows(lang_head, lang_rows, True)}\n")
-    files: dict[str, bytes] = {"by_task_length.csv": _csv(tl_head, tl_rows), "by_language.csv": _csv(lang_head, lang_rows),
+    files: dict[str, bytes] = {"by_task_length.csv": csv_bytes(tl_head, tl_rows), "by_language.csv": csv_bytes(lang_head, lang_rows),
                                "compare.md": markdown.encode("utf-8")}
     for r in reports:
         languages, lengths, matrix, scope = heatmap_cells(r)

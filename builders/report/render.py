@@ -14,13 +14,24 @@ from .aggregate import Report
 from .plots import heatmap_png
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
+    """An accuracy as a percentage with one decimal ("-": none)."""
     return "-" if value is None else f"{100 * value:.1f}"
+
+
+def render_rows(head: list[str], rows: list[list[Any]], markdown: bool = False) -> str:
+    """A plain (or Markdown) table; cells that are not text are accuracies, shown as percentages."""
+    cells = [head] + [[c if isinstance(c, str) else pct(c) for c in row] for row in rows]
+    if markdown:
+        lines = ["| " + " | ".join(r) + " |" for r in cells]
+        return "\n".join(lines[:1] + ["|" + "---|" * len(head)] + lines[1:])
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells)
 
 
 def _cell(records: list) -> str:
     scored = [r.score for r in records if not r.missing]
-    text = _pct(scoring.summarize(scored)["accuracy"]) if records else "-"
+    text = pct(scoring.summarize(scored)["accuracy"]) if records else "-"
     return text if len(scored) == len(records) else f"{text} ({len(scored)}/{len(records)})"
 
 
@@ -36,14 +47,13 @@ def render_table(report: Report) -> str:
         key = (r.task, r.language) + ((r.tokenizer,) if multi_tok else ())
         rows.setdefault(key, {}).setdefault(r.length, []).append(r)
     head = ["task", "language"] + (["tokenizer"] if multi_tok else []) + [lab for _, lab in lengths] + ["all"]
-    lines = [head]
+    lines = []
     for key in sorted(rows, key=lambda k: (report.rank("task", k[0]),) + k[1:]):
         cells = [_cell(rows[key].get(n, [])) for n, _ in lengths]
         lines.append(list(key) + cells + [_cell([r for records in rows[key].values() for r in records])])
-    widths = [max(len(str(line[i])) for line in lines) for i in range(len(head))]
-    text = "\n".join("  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+    text = render_rows(head, lines)
     overall = report.data["overall"]
-    line = f"overall accuracy: {_pct(overall['accuracy'])}% ({overall['passed']}/{overall['counted']})"
+    line = f"overall accuracy: {pct(overall['accuracy'])}% ({overall['passed']}/{overall['counted']})"
     cov = report.data["coverage"]
     if cov["missing_lines"]:
         line += (f" -- PARTIAL: {cov['missing_lines']} of {cov['rows']} rows have no prediction line "
@@ -54,9 +64,7 @@ def render_table(report: Report) -> str:
 def render_errors(report: Report) -> str:
     """Error-type breakdown per task (counts over the examples in the accuracy)."""
     head = ["task", *scoring.CATEGORIES, "counted", "dropped"]
-    lines = [head] + [[task] + [str(c[k]) for k in head[1:]] for task, c in report.errors().items()]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
+    return render_rows(head, [[task] + [str(c[k]) for k in head[1:]] for task, c in report.errors().items()])
 
 
 def render_notes(report: Report) -> str:
@@ -82,11 +90,12 @@ def render_notes(report: Report) -> str:
         lost = sum(d["paper"] for d in dis)
         lines.append(f"strict vs paper: {len(dis)} example(s) differ ({lost} pass only in paper mode, "
                      f"{len(dis) - lost} only in strict mode); paper accuracy "
-                     f"{_pct(data['paper_overall']['accuracy'])}%")
+                     f"{pct(data['paper_overall']['accuracy'])}%")
     return "\n".join(lines)
 
 
-def _csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:
+def csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:
+    """A CSV file (None cells empty) as UTF-8 bytes."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -114,8 +123,8 @@ def write_report(report: Report, out_dir: Path) -> list[Path]:
     )
     files = {
         "scores.json": _json_bytes(report.data),
-        "scores.csv": _csv_bytes(columns, [[g[c] for c in columns] for g in groups]),
-        "errors.csv": _csv_bytes(err_head, [[t] + [c[k] for k in err_head[1:]] for t, c in errors.items()]),
+        "scores.csv": csv_bytes(columns, [[g[c] for c in columns] for g in groups]),
+        "errors.csv": csv_bytes(err_head, [[t] + [c[k] for k in err_head[1:]] for t, c in errors.items()]),
         "examples.jsonl": examples.encode("utf-8"),
         "heatmap.png": heatmap_png(report),
     }
