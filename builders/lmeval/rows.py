@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..base.errors import OneRulerError, one_line
 from ..export.inputs import BuildInputs
-from ..report.rows import card_configs, hub_commit
+from ..report.rows import card_configs, hub_commit, local_folder
 from ..spec.configs import parse_config_name
 from ..spec.defaults import SPLIT
 from ..spec.schema import FEATURES
@@ -34,11 +34,11 @@ def build_inputs(tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
 @functools.lru_cache(maxsize=8)
 def dataset_commit(dataset: str) -> str | None:
     """The commit every task of this process reads a Hub dataset at (main's head when first asked); None: a folder."""
-    path = Path(dataset).expanduser()
-    looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
-    if looks_local and not path.is_dir():
-        raise OneRulerError(f"dataset folder not found: {dataset} (from --metadata 'dataset' or $ONERULER_DATASET)")
-    return None if path.is_dir() else hub_commit(dataset)
+    try:
+        folder = local_folder(dataset)
+    except OneRulerError as exc:
+        raise OneRulerError(f"{exc} (from --metadata 'dataset' or $ONERULER_DATASET)") from None
+    return None if folder is not None else hub_commit(dataset)
 
 
 @functools.lru_cache(maxsize=8)

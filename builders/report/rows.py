@@ -14,6 +14,26 @@ ROW_COLUMNS = ("id", "config", "task", "context_language", "instruction_language
                "answers", "needles")
 
 
+def local_folder(dataset: str) -> Path | None:
+    """The export folder ``dataset`` names (None: a Hub repo id); a path-like name that is no folder is an error."""
+    path = Path(dataset).expanduser()
+    if path.is_dir():
+        return path
+    if path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1:
+        raise OneRulerError(f"dataset folder not found: {dataset}")
+    return None
+
+
+def pin_revision(dataset: str, revision: str | None, option: str = "a revision") -> tuple[Path | None, str | None]:
+    """(folder, None) for a local export, else (None, the commit sha ``revision`` points at; None: main's head)."""
+    folder = local_folder(dataset)
+    if folder is None:
+        return None, hub_commit(dataset, revision)
+    if revision is not None:
+        raise OneRulerError(f"{option} applies to Hub datasets; {dataset} is a local folder")
+    return folder, None
+
+
 def hub_commit(dataset: str, revision: str | None = None) -> str:
     """The commit sha a Hub dataset's revision (branch, tag or sha; None: main) points at now."""
     from huggingface_hub import HfApi
@@ -63,14 +83,7 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     A Hub repo is read at one commit: `revision` (None: main) is pinned to its sha first, so the
     card and the rows cannot come from two commits.
     """
-    path = Path(dataset).expanduser()
-    looks_local = path.is_absolute() or dataset.startswith((".", "~")) or dataset.count("/") > 1
-    if looks_local and not path.is_dir():
-        raise OneRulerError(f"dataset folder not found: {dataset}")
-    if path.is_dir() and revision is not None:
-        raise OneRulerError(f"a revision applies to Hub datasets; {dataset} is a local folder")
-    if not path.is_dir():
-        revision = hub_commit(dataset, revision)
+    folder, revision = pin_revision(dataset, revision)
     mapping = card_configs(dataset, revision)
     if mapping is None:
         mapping = _config_names(dataset, revision)
@@ -80,8 +93,8 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     wanted = sorted(configs)
     if all(mapping[c] for c in wanted):
         files = sorted({f for c in wanted for f in mapping[c]})
-        if path.is_dir():
-            tables = _read_shards([path / f for f in files], dataset)
+        if folder is not None:
+            tables = _read_shards([folder / f for f in files], dataset)
         else:
             tables = [_load(dataset, dict(data_files={SPLIT: files}, revision=revision), cache_dir,
                             f"{len(wanted)} config(s) of {dataset!r}")]

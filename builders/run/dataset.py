@@ -15,7 +15,7 @@ from ..base.errors import OneRulerError, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
-from ..report.rows import hub_commit
+from ..report.rows import local_folder, pin_revision
 from ..spec.defaults import SPLIT
 
 RUN_COLUMNS = ("id", "config", "task", "index", "input", "num_tokens", "tokenizer", "reserve")
@@ -45,13 +45,7 @@ class DatasetSource:
     @property
     def local(self) -> Path | None:
         """The folder, for a local export (None: a Hub repo id)."""
-        path = Path(self.name).expanduser()
-        if path.is_dir():
-            return path
-        looks_local = path.is_absolute() or self.name.startswith((".", "~")) or self.name.count("/") > 1
-        if looks_local:
-            raise OneRulerError(f"dataset folder not found: {self.name}")
-        return None
+        return local_folder(self.name)
 
     def download(self, filename: str) -> Path | None:
         """A file of the dataset (None: the folder or repo has no such file)."""
@@ -71,12 +65,7 @@ class DatasetSource:
 
 def resolve_source(dataset: str, revision: str | None = None) -> DatasetSource:
     """A DatasetSource; a Hub revision (branch, tag or None = main) is pinned to its commit sha."""
-    source = DatasetSource(dataset, revision)
-    if source.local is not None:
-        if revision is not None:
-            raise OneRulerError(f"--revision applies to Hub datasets; {dataset} is a local folder")
-        return source
-    return DatasetSource(dataset, hub_commit(dataset, revision))
+    return DatasetSource(dataset, pin_revision(dataset, revision, "--revision")[1])
 
 
 def dataset_identity(source: DatasetSource) -> dict:
