@@ -67,7 +67,7 @@ def cwe_pool_facts(sources: Sources, tokenizer: Tokenizer, language: str, marker
     upstream = list(sources.upstream_word_pool(language))
     head, tail = sources.cwe_template(language).text.split("{context}")
     overhead = tokenizer.count(head) + tokenizer.count(tail)
-    costs = {name: _counts(tokenizer, [" " + w for w in words]) for name, words in (("here", here), ("up", upstream))}
+    costs = {name: tokenizer.count_batch([" " + w for w in words]) for name, words in (("here", here), ("up", upstream))}
     reach: dict[str, dict] = {}
     for name, task in TASKS.items():
         if task.kind != "cwe":
@@ -88,12 +88,7 @@ def marker_prefix(tokenizer: Tokenizer, sources: Sources, languages: list[str]) 
     longest = max(max(len(sources.word_pool(lang).words), len(sources.upstream_word_pool(lang))) for lang in languages)
     items = max(t.num_common * max(t.frequencies(n)) + longest * max(t.frequencies(n))
                 for t in TASKS.values() if isinstance(t, CweSpec) for n in STANDARD_LENGTHS)
-    return list(accumulate(_counts(tokenizer, [f" {m}." for m in range(1, items + 1)]), initial=0))
-
-
-def _counts(tokenizer: Tokenizer, texts: list[str]) -> list[int]:
-    # One call per short text: a batch call costs a thread-pool task per text, 10x slower here.
-    return [tokenizer.count(t) for t in texts]
+    return list(accumulate(tokenizer.count_batch([f" {m}." for m in range(1, items + 1)]), initial=0))
 
 
 def haystack_facts(sources: Sources, language: str) -> dict:

@@ -143,16 +143,17 @@ def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[in
 
 def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
                  depths: tuple[int, ...], book: PreparedBook, joiner: str, tokenizer: Tokenizer,
-                 exact: BookCounter | None = None):
+                 exact: BookCounter):
     """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens.
 
     Each candidate prompt is counted exactly: by construction with ``exact`` where it can
     (``generate/bookcount.py``), else by tokenising it whole.
     """
     head, tail = frame
-    overhead = tokenizer.count(head) + tokenizer.count(tail) + sum(tokenizer.count_batch([joiner + n.text for n in needles]))
-    pieces = exact.counter.pieces([head, tail] + [t for n in needles for t in (n.text, joiner + n.text)]) \
-        if exact is not None and exact.exact else None
+    texts = [head, tail] + [t for n in needles for t in (n.text, joiner + n.text)]
+    counts = tokenizer.count_batch(texts)  # once: the estimate's overhead and the exact pieces share them
+    overhead = counts[0] + counts[1] + sum(counts[3::2])
+    pieces = exact.counter.pieces(texts, counts) if exact.exact else None
 
     def measure(k: int) -> tuple[int, str]:
         context = insert_needles(book.take(k), needles, depths, joiner, book.is_safe)

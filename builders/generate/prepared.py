@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 
 from ..sources.store import Sources
@@ -23,8 +23,8 @@ class PreparedBook:
     sentences: list[str]
     costs: list[int]  # tokens of joiner + sentence
     prefix: list[int]  # prefix[i] = sum(costs[:i])
+    safe: list[bool]  # safe[i]: the boundary before sentence i is outside quotes
     scale: float = 1.0  # exact tokens of the joined book / sum of costs (joins merge tokens in zh/ja)
-    safe: list[bool] = field(default_factory=list)  # safe[i]: the boundary before sentence i is outside quotes
 
     @property
     def total(self) -> int:
@@ -48,7 +48,7 @@ class PreparedBook:
 
     def is_safe(self, k: int) -> bool:
         """True if a needle may go before unit k: outside every quotation and bracket (quotes.py)."""
-        return not self.safe or self.safe[k % len(self.sentences)]
+        return self.safe[k % len(self.sentences)]
 
     def take(self, k: int) -> list[str]:
         """The first k units (cycling)."""
@@ -65,17 +65,17 @@ class PreparedPool:
     costs: list[int]
 
 
-def prepare_book(sentences: list[str], language: str, joiner: str, tokenizer: Tokenizer,
-                 counter: Counter | None = None) -> tuple[PreparedBook, BookCounter]:
+def prepare_book(sentences: list[str], safe: list[bool], language: str, joiner: str, tokenizer: Tokenizer,
+                 counter: Counter) -> tuple[PreparedBook, BookCounter]:
     """Pre-tokenise sentences once: per-unit costs, prefix sums, the book's join correction, exact counting."""
     costs = tokenizer.count_batch([joiner + s for s in sentences])
     prefix = [0, *accumulate(costs)]
-    exact = BookCounter(sentences, costs, joiner, counter or Counter(tokenizer, full_count=True))
+    exact = BookCounter(sentences, costs, joiner, counter)
     # One deterministic correction per book and tokenizer, so that the estimate steers the budget
     # search well even where tokens merge across joins (zh, ja). Counted by construction where the
     # tokenizer allows, else by tokenising the joined book: the same number either way.
     joined = exact.book_tokens() if exact.exact else tokenizer.count(joiner.join(sentences))
-    return PreparedBook(language, sentences, costs, prefix, joined / prefix[-1]), exact
+    return PreparedBook(language, sentences, costs, prefix, safe, joined / prefix[-1]), exact
 
 
 class PreparedCache:
@@ -94,7 +94,8 @@ class PreparedCache:
         self.numbering: dict[str, list[int]] = {}
         self.counters: dict[str, Counter] = {}
         self.list_corrections: dict[tuple[str, str], int | None] = {}
-        self.sentences: dict[str, list[str]] = {}  # segmented once per language, shared by tokenizers
+        # sentences and their safe boundaries, once per language: shared by every tokenizer
+        self.segmented: dict[str, tuple[list[str], list[bool]]] = {}
 
     def counter(self, tokenizer: Tokenizer) -> Counter:
         """The exact counter of a tokenizer (full counts only with ``full_count``)."""
@@ -106,13 +107,13 @@ class PreparedCache:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
         key = (language, tokenizer.identity)
         if key not in self.books:
-            if language not in self.sentences:
-                self.sentences[language] = split_sentences(language, self.sources.book_text(language))
-            sentences = self.sentences[language]
             joiner = get_language(language).joiner
+            if language not in self.segmented:
+                sentences = split_sentences(language, self.sources.book_text(language))
+                self.segmented[language] = sentences, safe_boundaries(language, sentences, joiner)
+            sentences, safe = self.segmented[language]
             self.books[key], self.book_counters[key] = prepare_book(
-                sentences, language, joiner, tokenizer, self.counter(tokenizer))
-            self.books[key].safe = safe_boundaries(language, sentences, joiner)
+                sentences, safe, language, joiner, tokenizer, self.counter(tokenizer))
         return self.books[key]
 
     def book_counter(self, language: str, tokenizer: Tokenizer) -> BookCounter:
