@@ -243,17 +243,12 @@ class Tally:
 
     def add(self, piece: Piece) -> None:
         """Append a piece (its text follows the text added so far)."""
-        if not piece.text:
-            return
-        if self.last_char and self.counter.is_cut(self.last_char, piece.text[0]):
-            self.flush()
         if piece.first is None:
-            self.pending.append((piece.text, piece.count))
-        else:
-            self.pending.append((piece.text[:piece.first], piece.lead))
-            self.flush()
-            self.total += piece.count - piece.lead - piece.trail
-            self.pending = [(piece.text[piece.last:], piece.trail)]
+            self.add_text(piece.text, piece.count)
+            return
+        self.add_text(piece.text[:piece.first], piece.lead, close=True)  # first >= 1: a non-empty head
+        self.total += piece.count - piece.lead - piece.trail
+        self.pending = [(piece.text[piece.last:], piece.trail)]
         self.last_char = piece.text[-1]
 
     def result(self) -> int:
