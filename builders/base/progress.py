@@ -76,22 +76,19 @@ class ConfigProgress:
         self.bars[name] = bar
         return bar
 
-    def done(self, name: str, detail: str = "") -> None:
+    def done(self, name: str) -> None:
         """Config ``name`` is finished."""
         if not self.enabled:
             return
         self.finished += 1
         seconds = time.perf_counter() - self.started.pop(name, time.perf_counter())
         if not self.interactive:
-            extra = f", {detail}" if detail else ""
-            print(f"[{self.finished}/{self.total}] {self.verb} {name} ({seconds:.1f} s{extra})", file=sys.stderr, flush=True)
+            print(f"[{self.finished}/{self.total}] {self.verb} {name} ({seconds:.1f} s)", file=sys.stderr, flush=True)
             return
         bar = self.bars.pop(name, None)
         if bar is not None:
             bar.close()
             self.slots[self.slots.index(name)] = None
-        if detail:
-            self.overall.write(f"{name}: {detail}", file=sys.stderr)
         self.overall.update(1)
 
     def warn(self, message: str) -> None:

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..base.errors import OneRulerError
-from ..base.files import sha256_file, temp_file_beside
+from ..base.files import new_temp_file, sha256_file
 from ..spec.schema import FEATURES
 from .layout import DATA_DIR, shard_relpath
 
@@ -111,7 +111,7 @@ def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
     Byte-identical for identical rows. ``progress(n)`` is called after every row.
     """
     out_dir = Path(out_dir)
-    fd, tmp = temp_file_beside(out_dir / DATA_DIR / config / "shard", suffix=".parquet")
+    fd, tmp = new_temp_file(out_dir / DATA_DIR / config, suffix=".parquet")
     os.close(fd)
     try:
         light, arrow_bytes = _write_parquet(rows, tmp, config, progress)

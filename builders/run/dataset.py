@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..base.errors import OneRulerError, one_line
@@ -17,9 +17,6 @@ from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
 from ..report.rows import local_folder, pin_revision
 from ..spec.defaults import SPLIT
-
-RUN_COLUMNS = ("id", "config", "task", "index", "input", "num_tokens", "tokenizer", "reserve")
-
 
 @dataclass(frozen=True)
 class RunRow:
@@ -33,6 +30,9 @@ class RunRow:
     num_tokens: int
     tokenizer: str
     reserve: int
+
+
+RUN_COLUMNS = tuple(f.name for f in fields(RunRow))  # the dataset columns a run reads
 
 
 @dataclass(frozen=True)

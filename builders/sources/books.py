@@ -45,11 +45,12 @@ def remove_notes(book: TextCleaner) -> None:
         book.sub("footnote_bodies", r"^\[\d+\] [^\n]*(?:\n|$)", "", bodies, re.M)
     if book.language == "no":  # 'Fotnoter\n[7]\n<text>' up to the next chapter number (III)
         book.sub("footnote_bodies", r"^Fotnoter\n\[\d+\]\n(?:[^\n]*\n){1,8}?(?=[IVXLC]+\n)", "", bodies, re.M)
+    markers = "removed footnote markers like [12] ([*], [**] in sr)"
     if book.language == "sr":
         book.sub("footnote_bodies", r"\[\*+:[^\]]*\]", "", bodies)
-        book.sub("footnote_markers", r"\[\*+\]", "", "removed footnote markers like [12] ([*], [**] in sr)")
+        book.sub("footnote_markers", r"\[\*+\]", "", markers)
     if book.language in ("zh", "pl", "da", "no"):
-        book.sub("footnote_markers", r"\[\d+\]", "", "removed footnote markers like [12] ([*], [**] in sr)")
+        book.sub("footnote_markers", r"\[\d+\]", "", markers)
 
 
 def cyrillic_homoglyphs(book: TextCleaner) -> None:

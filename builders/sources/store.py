@@ -71,13 +71,19 @@ class Sources:
         data, where = self._bytes("dictionary", language)
         return parse_word_pool(data, where, language)
 
+    def _load_upstream_pool(self, language: str) -> tuple[tuple[str, ...], list[DataFix]]:
+        if language == "en":
+            return upstream_english_pool(english_lists()), []
+        data, where = self._bytes("dictionary", language)
+        return upstream_word_pool(data, where), []
+
     def _get(self, what: str, language: str) -> tuple[object, list[DataFix]]:
         if language not in LANGUAGES:
             raise SourceError(f"unknown language {language!r}; valid: {', '.join(LANGUAGE_CODES)}")
         key = (what, language)
         if key not in self.parsed:
             loader = {"book": self._load_book, "niah": self._load_niah, "cwe": self._load_cwe,
-                      "pool": self._load_pool}[what]
+                      "pool": self._load_pool, "upstream_pool": self._load_upstream_pool}[what]
             self.parsed[key] = loader(language)
         return self.parsed[key]
 
@@ -104,10 +110,7 @@ class Sources:
 
     def upstream_word_pool(self, language: str) -> tuple[str, ...]:
         """The CWE pool upstream's code builds for a language (for the card's comparison)."""
-        if language == "en":
-            return upstream_english_pool(english_lists())
-        data, where = self._bytes("dictionary", language)
-        return upstream_word_pool(data, where)
+        return self._get("upstream_pool", language)[0]  # type: ignore[return-value]
 
     @cached_property
     def nouns(self) -> NounTable:

@@ -15,14 +15,13 @@ import csv
 import io
 import re
 
-from .parse import decode_utf8
+from .parse import POS_KEEP, decode_utf8
 
 # pandas.read_csv's default na_values (pandas 1.x–3.x): such a cell is NaN, not a string.
 PANDAS_NA_STRINGS = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
     "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 })
-UPSTREAM_POS = ("noun", "adjective", "verb")
 
 
 def upstream_word_pool(data: bytes, where: str) -> tuple[str, ...]:
@@ -36,7 +35,7 @@ def upstream_word_pool(data: bytes, where: str) -> tuple[str, ...]:
             continue  # pandas skips blank lines
         word = row[col["words"]] if col["words"] < len(row) else ""
         pos = row[col["pos"]] if col["pos"] < len(row) else ""
-        if word in PANDAS_NA_STRINGS or re.search(r"\d", word) or pos not in UPSTREAM_POS:
+        if word in PANDAS_NA_STRINGS or re.search(r"\d", word) or pos not in POS_KEEP:
             continue
         words.add(word)
     return tuple(sorted(words))
