@@ -78,13 +78,9 @@ def run_command(dataset, patterns, base_url, model, out, api, preset, max_tokens
                 max_failed, retry_failed, max_model_len, tokenizer, count_margin, skip_overlong, dry_run, price_in,
                 price_out, limit, revision, report_dir, datasets_cache, quiet):
     """Send the prompts of DATASET (export folder or Hub id; globs pick configs, default all) to a server."""
-    import datasets
-
     from ..run.options import RetryPolicy, parse_extra_body, sampling_options
     from ..run.runner import RunSettings, run
 
-    datasets.logging.set_verbosity_error()
-    datasets.disable_progress_bars()
     sampling = sampling_options(preset, temperature=temperature, top_p=top_p, seed=seed, stop=stop,
                                 max_tokens=max_tokens, max_tokens_param=max_tokens_param,
                                 reasoning_effort=reasoning_effort, extra_body=parse_extra_body(extra_body) or None)

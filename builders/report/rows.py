@@ -136,14 +136,14 @@ def _read_shard(file: Path, dataset: str):
 
 
 def _config_names(dataset: str, revision: str | None) -> dict[str, list[str]]:
-    datasets = _quiet_datasets()
+    datasets = quiet_datasets()
     try:
         return {name: [] for name in datasets.get_dataset_config_names(dataset, revision=revision)}
     except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
         raise OneRulerError(f"cannot open dataset {dataset!r}: {one_line(exc)}") from None
 
 
-def _quiet_datasets():
+def quiet_datasets():
     """`datasets`, imported only when needed, without progress bars or card warnings in the report."""
     import datasets
 
@@ -154,7 +154,7 @@ def _quiet_datasets():
 
 def _load(dataset: str, how: dict, cache_dir: str | None, what: str):
     """One `load_dataset` call, as a pyarrow Table of the scoring columns (every column if it must)."""
-    datasets = _quiet_datasets()
+    datasets = quiet_datasets()
     try:
         ds = datasets.load_dataset(dataset, split=SPLIT, cache_dir=cache_dir, columns=list(ROW_COLUMNS), **how)
     except Exception:  # noqa: BLE001 - e.g. a loader without column selection: read every column

@@ -15,7 +15,7 @@ from ..base.errors import OneRulerError, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
-from ..report.rows import local_folder, pin_revision
+from ..report.rows import local_folder, pin_revision, quiet_datasets
 from ..spec.defaults import SPLIT
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def select_configs(available: list[str], patterns: list[str]) -> list[str]:
 def load_run_rows(source: DatasetSource, configs: list[str], files: dict[str, list[str]],
                   limit: int | None = None, cache_dir: str | None = None) -> list[RunRow]:
     """The rows of ``configs`` (the first ``limit`` of each by index), in (config, index) order."""
-    import datasets
+    datasets = quiet_datasets()
 
     if limit is not None and limit < 1:
         raise OneRulerError(f"--limit must be at least 1 (got {limit})")

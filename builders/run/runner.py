@@ -70,7 +70,11 @@ class RunResult:
     last_error: str | None = None
     plan: list[PlanLine] = field(default_factory=list)
     preflight: Preflight | None = None
-    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        """What the preflight found worth saying (nothing before it ran)."""
+        return self.preflight.warnings if self.preflight is not None else []
 
 
 def now() -> str:
@@ -178,16 +182,24 @@ def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunR
         store.close()
 
 
+def _client(s: RunSettings, api_key: str | None) -> ServerClient:
+    return ServerClient(s.base_url, s.model, s.api, api_key, s.retry, s.stream)
+
+
+async def _preflight(client: ServerClient, todo: list[RunRow], s: RunSettings) -> Preflight:
+    """The window and prompt counts; a dry run may go on without a reachable server."""
+    return await preflight(client, todo, s.sampling, max_model_len=s.max_model_len, tokenizer=s.tokenizer,
+                           margin=s.count_margin, concurrency=s.concurrency, offline_ok=s.dry_run, progress=s.progress)
+
+
 async def _dry_run(s: RunSettings, api_key: str | None, rows: list[RunRow], store: PredictionStore) -> RunResult:
     todo, _ = pending_rows(rows, store, s.retry_failed)
-    client = ServerClient(s.base_url, s.model, s.api, api_key, s.retry, s.stream)
+    client = _client(s, api_key)
     try:
-        pre = await preflight(client, todo, s.sampling, max_model_len=s.max_model_len, tokenizer=s.tokenizer,
-                              margin=s.count_margin, concurrency=s.concurrency, offline_ok=True, progress=s.progress)
+        pre = await _preflight(client, todo, s)
     finally:
         await client.close()
-    return RunResult(rows=len(rows), already=len(rows) - len(todo), plan=plan_lines(todo, pre), preflight=pre,
-                     warnings=pre.warnings)
+    return RunResult(rows=len(rows), already=len(rows) - len(todo), plan=plan_lines(todo, pre), preflight=pre)
 
 
 async def _run(s: RunSettings, api_key: str | None, rows: list[RunRow], store: PredictionStore, meta: dict,
@@ -195,11 +207,9 @@ async def _run(s: RunSettings, api_key: str | None, rows: list[RunRow], store: P
     todo, resend = pending_rows(rows, store, s.retry_failed)
     result = RunResult(rows=len(rows), already=len(rows) - len(todo))
     result.failure_limit = failure_limit(s.max_failed, len(todo))
-    client = ServerClient(s.base_url, s.model, s.api, api_key, s.retry, s.stream)
+    client = _client(s, api_key)
     try:
-        pre = await preflight(client, todo, s.sampling, max_model_len=s.max_model_len, tokenizer=s.tokenizer,
-                              margin=s.count_margin, concurrency=s.concurrency, progress=s.progress)
-        result.preflight, result.warnings = pre, pre.warnings
+        pre = result.preflight = await _preflight(client, todo, s)
         over = set(pre.overlong)
         if over and not s.skip_overlong:
             raise OneRulerError(pre.refusal())
