@@ -94,7 +94,7 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     if all(mapping[c] for c in wanted):
         files = sorted({f for c in wanted for f in mapping[c]})
         if folder is not None:
-            tables = _read_shards([folder / f for f in files], dataset)
+            tables = read_shards([folder / f for f in files], dataset)
         else:
             tables = [_load(dataset, dict(data_files={SPLIT: files}, revision=revision), cache_dir,
                             f"{len(wanted)} config(s) of {dataset!r}")]
@@ -113,24 +113,24 @@ def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | Non
     return rows
 
 
-def _read_shards(files: list[Path], dataset: str) -> list:
-    """The scoring columns of several shards, read by a few threads (pyarrow releases the GIL), in order."""
+def read_shards(files: list[Path], dataset: str, columns: tuple[str, ...] = ROW_COLUMNS) -> list:
+    """The ``columns`` (those present) of several shards of an export folder as pyarrow Tables, in order, read by a
+    few threads (pyarrow releases the GIL)."""
     from concurrent.futures import ThreadPoolExecutor
 
     if len(files) < 8:
-        return [_read_shard(f, dataset) for f in files]
+        return [_read_shard(f, dataset, columns) for f in files]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda f: _read_shard(f, dataset), files))
+        return list(pool.map(lambda f: _read_shard(f, dataset, columns), files))
 
 
-def _read_shard(file: Path, dataset: str):
-    """The scoring columns of one Parquet shard of an export folder (a pyarrow Table)."""
+def _read_shard(file: Path, dataset: str, columns: tuple[str, ...]):
     import pyarrow.parquet as pq
 
     try:
         shard = pq.ParquetFile(file)  # one footer read; read_table would build a dataset per file
         names = shard.schema_arrow.names
-        return shard.read(columns=[c for c in ROW_COLUMNS if c in names])
+        return shard.read(columns=[c for c in columns if c in names])
     except (OSError, ValueError) as exc:  # missing or not Parquet (pyarrow raises ArrowInvalid, a ValueError)
         raise OneRulerError(f"cannot read {file} of dataset {dataset!r}: {one_line(exc)}") from None
 

@@ -15,7 +15,7 @@ from ..base.errors import OneRulerError, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
-from ..report.rows import local_folder, pin_revision, quiet_datasets
+from ..report.rows import local_folder, pin_revision, quiet_datasets, read_shards
 from ..spec.defaults import SPLIT
 
 @dataclass(frozen=True)
@@ -108,23 +108,31 @@ def select_configs(available: list[str], patterns: list[str]) -> list[str]:
 
 def load_run_rows(source: DatasetSource, configs: list[str], files: dict[str, list[str]],
                   limit: int | None = None, cache_dir: str | None = None) -> list[RunRow]:
-    """The rows of ``configs`` (the first ``limit`` of each by index), in (config, index) order."""
-    datasets = quiet_datasets()
+    """The rows of ``configs`` (the first ``limit`` of each by index), in (config, index) order.
 
+    An export folder's shards are read with pyarrow (as `oneruler score` reads them); a Hub repo's
+    files with one ``datasets.load_dataset`` call at the pinned revision.
+    """
     if limit is not None and limit < 1:
         raise OneRulerError(f"--limit must be at least 1 (got {limit})")
     wanted = sorted({f for c in configs for f in files[c]})
-    try:
-        ds = datasets.load_dataset(source.name, data_files={SPLIT: wanted}, split=SPLIT, revision=source.revision,
-                                   cache_dir=cache_dir, columns=list(RUN_COLUMNS))
-    except Exception as exc:  # noqa: BLE001 - any failure to read the files is bad input
-        raise OneRulerError(f"cannot load {len(configs)} config(s) of {source.name!r}: {one_line(exc)}") from None
-    missing = [c for c in RUN_COLUMNS if c not in ds.column_names]
-    if missing:
-        raise OneRulerError(f"dataset {source.name!r} lacks column(s) {', '.join(missing)}")
-    selected = set(configs)
-    rows = [RunRow(**{k: r[k] for k in RUN_COLUMNS}) for r in ds.select_columns(list(RUN_COLUMNS)).to_list()
-            if r["config"] in selected]
+    if source.local is not None:
+        tables = read_shards([source.local / f for f in wanted], source.name, RUN_COLUMNS)
+    else:
+        datasets = quiet_datasets()
+        try:
+            ds = datasets.load_dataset(source.name, data_files={SPLIT: wanted}, split=SPLIT,
+                                       revision=source.revision, cache_dir=cache_dir, columns=list(RUN_COLUMNS))
+        except Exception as exc:  # noqa: BLE001 - any failure to read the files is bad input
+            raise OneRulerError(f"cannot load {len(configs)} config(s) of {source.name!r}: {one_line(exc)}") from None
+        tables = [ds.data.table]
+    selected, rows = set(configs), []
+    for table in tables:
+        missing = [c for c in RUN_COLUMNS if c not in table.column_names]
+        if missing:
+            raise OneRulerError(f"dataset {source.name!r} lacks column(s) {', '.join(missing)}")
+        columns = table.select(list(RUN_COLUMNS)).to_pydict()
+        rows += [row for row in (RunRow(*values) for values in zip(*columns.values())) if row.config in selected]
     rows.sort(key=lambda r: (r.config, r.index))
     if limit is not None:
         rows = _first_per_config(rows, limit)

@@ -179,6 +179,19 @@ def test_dry_run_sends_nothing_and_prices_the_run(mixed_export, tmp_path):
     assert "window: 32000 (max_model_len from GET /v1/models)" in result.output
 
 
+def test_a_quoted_home_path_reads_the_same_rows(mixed_export, tmp_path, monkeypatch):
+    """'~/export' (quoted, so the shell left it alone) is the folder in $HOME, read like its full path."""
+    export, _ = mixed_export
+    monkeypatch.setenv("HOME", str(export.parent))
+    outputs = []
+    with running_server(ServerState(max_model_len=32_000)) as server:
+        for name, out in ((str(export), "full.jsonl"), (f"~/{export.name}", "home.jsonl")):
+            result = invoke(run_args(server, name, tmp_path / out, "--dry-run", "en_*"))
+            assert result.exit_code == 0, result.stderr
+            outputs.append(result.output)
+    assert outputs[0] == outputs[1] and "en_s_niah_8k" in outputs[0]
+
+
 def test_without_tokenize_the_estimate_has_a_stated_margin(mixed_export, tmp_path):
     export, rows = mixed_export
     state = ServerState(max_model_len=None)
