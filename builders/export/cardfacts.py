@@ -65,7 +65,7 @@ def cwe_pool_facts(sources: Sources, tokenizer: Tokenizer, language: str, marker
     """
     here = list(sources.word_pool(language).words)
     upstream = list(sources.upstream_word_pool(language))
-    head, tail = sources.cwe_template(language).text.split("{context}")
+    head, tail = sources.cwe_template(language).frame
     overhead = tokenizer.count(head) + tokenizer.count(tail)
     costs = {name: tokenizer.count_batch([" " + w for w in words]) for name, words in (("here", here), ("up", upstream))}
     reach: dict[str, dict] = {}

@@ -96,12 +96,15 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
                prepared: PreparedCache) -> dict:
     """Fill the word list to the budget and return the row's content fields."""
     words = CweList(spec, task, index, seed, prepared, tokenizer)
-    head, tail = sources.cwe_template(spec.context_language).text.split("{context}")
+    head, tail = sources.cwe_template(spec.context_language).frame
     overhead = tokenizer.count(head) + tokenizer.count(tail)
     budget = spec.length - task.reserve
 
     def estimate(n: int) -> int:
         return overhead + words.estimate(n)
+
+    def fits(n: int) -> bool:
+        return estimate(n) <= budget
 
     # Exact count by construction: every list of n words counts its estimate plus one fixed
     # correction (prepared.list_correction); None: tokenise each candidate list whole.
@@ -110,12 +113,12 @@ def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: 
     def measure(n: int) -> tuple[int, str | None]:
         if correction is not None:
             return estimate(n) + correction, None
-        context = words.render(n, lambda x: estimate(x) <= budget)
+        context = words.render(n, fits)
         return tokenizer.count(head + context + tail), context
 
     fit = fit_units(budget=budget, estimate=estimate, unit_cost=words.unit_cost, measure=measure,
                     k_min=task.num_common, k_max=words.n_max, what=spec.name)
-    context = fit.payload if fit.payload is not None else words.render(fit.units, lambda x: estimate(x) <= budget)
+    context = fit.payload if fit.payload is not None else words.render(fit.units, fits)
     return {
         "input": head + context + tail,
         "answers": words.words[: task.num_common],

@@ -73,9 +73,15 @@ class CweTemplate:
     language: str
     text: str
 
+    @property
+    def frame(self) -> tuple[str, str]:
+        """The prompt before and after ``{context}`` (split, never str.format)."""
+        head, tail = self.text.split("{context}")
+        return head, tail
+
     def render(self, context: str) -> tuple[str, tuple[int, int]]:
         """The prompt with the list inserted, and the list's [start, end) span (no str.format)."""
-        head, tail = self.text.split("{context}")
+        head, tail = self.frame
         return head + context + tail, (len(head), len(head) + len(context))
 
 
