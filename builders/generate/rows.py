@@ -7,6 +7,7 @@ from typing import Iterator
 from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
+from ..spec.ids import row_id
 from ..spec.schema import FIELD_NAMES
 from ..spec.tasks import CweSpec, get_task
 from .cwe import render_cwe
@@ -38,7 +39,7 @@ class RowGenerator:
             draw = draw_niah(task, spec.length, index, seed, self.sources.nouns, spec.is_cross_lingual)
             body = render_niah(spec, task, draw, self.sources, tokenizer, self.prepared)
         row = {
-            "id": f"{spec.name}/{index}",
+            "id": row_id(spec.name, index),
             "config": spec.name,
             "task": spec.task,
             "context_language": spec.context_language,

@@ -116,7 +116,7 @@ class Report:
 
     def heatmap_matrix(self) -> tuple[list[str], list[str], list[list[float | None]], str]:
         """(languages, lengths, accuracy[language][length], scope): NIAH tasks pooled, like paper Fig. 3."""
-        niah = [r for r in self.scored if r.task in scoring.NIAH_TASKS]
+        niah = [r for r in self.scored if scoring.is_niah(r.task)]
         records, scope = (niah, "NIAH tasks") if niah else (self.scored, "all tasks")
         lengths = sorted({r.length for r in records})
         cells: dict[tuple[str, int], list] = {}
@@ -143,12 +143,12 @@ class Report:
                          "missing_lines": len(self.records) - len(self.scored),
                          "partial_configs": {name: f"{have}/{total}" for name, (have, total) in sorted(partial.items())}},
             "overall": self.summary(),
-            "null_predictions": {"niah": sum(r.task in scoring.NIAH_TASKS for r in missing),
+            "null_predictions": {"niah": sum(scoring.is_niah(r.task) for r in missing),
                                  "cwe": sum(r.task in scoring.CWE_TASKS for r in missing),
                                  "dropped": sum(not r.score.counted for r in missing),
                                  "counted_wrong": sum(r.score.counted for r in missing)},
             "finish_reason_length": {"count": len(truncated),
-                                     "niah": sum(r.task in scoring.NIAH_TASKS for r in truncated),
+                                     "niah": sum(scoring.is_niah(r.task) for r in truncated),
                                      "cwe": sum(r.task in scoring.CWE_TASKS for r in truncated)},
             "by_task": self.by("task"),
             "by_language": self.by("language"),

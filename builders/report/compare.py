@@ -94,7 +94,7 @@ def language_rows(reports: list[ModelReport]) -> list[list[Any]]:
 def heatmap_cells(report: ModelReport) -> tuple[list[str], list[str], list[list[float | None]], str]:
     """(languages by accuracy, lengths, accuracy[language][length], scope): NIAH tasks pooled (paper Fig. 3)."""
     groups = [g for g in report.groups if g["language"] in LANGUAGES]
-    niah = [g for g in groups if g["task"] in scoring.NIAH_TASKS]
+    niah = [g for g in groups if scoring.is_niah(g["task"])]
     niah, scope = (niah, "NIAH tasks") if niah else (groups, "all tasks")
     lengths = sorted({g["length"] for g in niah})
     overall = {lang: accuracy([g for g in niah if g["language"] == lang]) for lang in {g["language"] for g in niah}}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.errors import OneRulerError, problems_error
+from ..spec.ids import check_id, config_of
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
 UNSCORED_STATUSES = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
@@ -29,24 +30,6 @@ class Prediction:
     finish_reason: str | None
     line: int
     status: str | None = None  # `oneruler run`'s "ok", "failed" or "skipped"; None: another writer
-
-
-def config_of(ident: str) -> str:
-    """The config part of a row id (``pl_s_niah_8k/3`` → ``pl_s_niah_8k``)."""
-    return ident.rpartition("/")[0]
-
-
-def id_order(ident: str) -> tuple[str, int, str]:
-    """Sort key of a row id: config, then the index as a number (then the id, for malformed ones)."""
-    config, _, index = ident.rpartition("/")
-    return config, int(index) if index.isdigit() else -1, ident
-
-
-def check_id(ident: str, number: int) -> None:
-    """ValueError unless ``ident`` has the form ``config/index``."""
-    config, _, index = ident.rpartition("/")
-    if not config or not index.isdigit():
-        raise ValueError(f"line {number}: id {ident!r} is not '{{config}}/{{index}}'")
 
 
 def is_lm_eval_sample(obj: dict) -> bool:

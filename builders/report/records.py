@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from ..base.errors import OneRulerError, problems_error
 from ..scoring import core as scoring
 from ..spec.configs import render_length
-from .predictions import Prediction, id_order
+from ..spec.ids import id_order
+from .predictions import Prediction
 
 
 @dataclass(frozen=True)

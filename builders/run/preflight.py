@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..base.errors import OneRulerError
-from ..report.predictions import id_order
+from ..spec.ids import id_order
 from .client import ServerClient
 from .dataset import RunRow
 from .options import SamplingOptions

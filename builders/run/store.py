@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..base.errors import OneRulerError
 from ..base.files import atomic_write_bytes
-from ..report.predictions import id_order
+from ..spec.ids import id_order
 
 META_FORMAT = "oneruler-run/1"
 STATUSES = ("ok", "failed", "skipped")

@@ -13,6 +13,7 @@ from .core import (  # noqa: F401
     ExampleScore,
     as_text,
     clean,
+    is_niah,
     extract_answer,
     mentions_none,
     none_words,
@@ -20,4 +21,5 @@ from .core import (  # noqa: F401
     score_example,
     split_reasoning,
     summarize,
+    task_kind,
 )

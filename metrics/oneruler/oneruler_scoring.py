@@ -1,12 +1,8 @@
 """The ONERULER metric (SPEC §5): per-example pass/fail, RULER-style recall, NIAH error categories.
 
-Paper mode (the default) reproduces the upstream `eval/evaluate.py` rules exactly; strict mode
-(opt-in) matches none words and CWE words as whole tokens instead of substrings. See
-docs/scoring.md for the rules and every difference between the modes.
-
-Standard library only and self-contained: the metric folder carries a byte-identical copy of this
-file (metrics/oneruler/oneruler_scoring.py, checked by sha256), so a Hugging Face Space can load the
-metric without this project installed.
+Paper mode (the default) reproduces upstream `eval/evaluate.py` exactly; strict mode (opt-in) matches
+none words and CWE words as whole tokens (docs/scoring.md). Standard library only and self-contained:
+metrics/oneruler/oneruler_scoring.py is a byte-identical copy (sha256-checked) for a Hugging Face Space.
 """
 
 from __future__ import annotations
@@ -22,6 +18,8 @@ NONE_TASKS: tuple[str, ...] = ("none_niah",)
 NIAH_TASKS: tuple[str, ...] = NUMBER_TASKS + NONE_TASKS
 CWE_TASKS: tuple[str, ...] = ("cwe_easy", "cwe_hard")
 TASK_IDS: tuple[str, ...] = NIAH_TASKS + CWE_TASKS
+# Multi-evidence variants of mv_niah (Counting-Stars style): K values for one key, ``e`` = evenly spaced.
+MULTI_VALUE_TASK = re.compile(r"mv(?P<values>[0-9]+)(?P<even>e?)_niah")
 
 # The none words the paper's scorer accepts, per instruction language (upstream eval/evaluate.py).
 NONE_WORDS: dict[str, tuple[str, ...]] = {
@@ -32,13 +30,10 @@ NONE_WORDS: dict[str, tuple[str, ...]] = {
     "sr": ("nema",), "pt": ("nenhum",), "it": ("nessuno",), "fa": ("هیچ کدام",), "sw": ("hakuna",),
     "nl": ("geen",), "st": ("ha ho letho",), "hi": ("कोई नहीं",), "da": ("ingen",),
 }
-
 CATEGORIES: tuple[str, ...] = ("correct", "none_when_present", "distractor", "partial", "wrong", "no_answer")
 TRUNCATION_POLICIES: tuple[str, ...] = ("paper", "score", "wrong")
-# paper: NIAH outputs that are null are dropped, CWE ones count wrong (paper footnote 10);
-# upstream: null and length-truncated outputs are dropped for every task (upstream eval/evaluate.py).
+# paper: null NIAH outputs dropped, null CWE ones wrong (footnote 10); upstream: null and truncated dropped.
 MISSING_POLICIES: tuple[str, ...] = ("paper", "upstream")
-
 _ZWNJ = "\u200c"
 _THINK_OPEN = re.compile(r"\s*<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
@@ -68,6 +63,18 @@ class ExampleScore:
         """Plain dict (for JSON)."""
         return {"passed": self.passed, "recall": self.recall, "category": self.category, "counted": self.counted,
                 "status": self.status}
+
+
+def task_kind(task: str) -> str | None:
+    """"number", "none" (none_niah) or "cwe" for a standard or ``mv{K}[e]_niah`` task id; None if unknown."""
+    if task in NUMBER_TASKS or (isinstance(task, str) and MULTI_VALUE_TASK.fullmatch(task) is not None):
+        return "number"
+    return "none" if task in NONE_TASKS else "cwe" if task in CWE_TASKS else None
+
+
+def is_niah(task: str) -> bool:
+    """Whether a task is a needle task (under the paper policy a missing answer is dropped from its accuracy)."""
+    return task_kind(task) in ("number", "none")
 
 
 def normalize(text: str) -> str:
@@ -312,13 +319,13 @@ def _score_cwe(text: str, answers: Sequence[str], strict: bool):
 
 
 def _check_options(task: str, instruction_language: str | None, truncation: str, missing: str) -> None:
-    if task not in TASK_IDS:
-        raise ValueError(f"unknown task {task!r}; valid: {', '.join(TASK_IDS)}")
+    if task_kind(task) is None:
+        raise ValueError(f"unknown task {task!r}; valid: {', '.join(TASK_IDS)}, mv{{K}}_niah, mv{{K}}e_niah")
     if truncation not in TRUNCATION_POLICIES:
         raise ValueError(f"unknown truncation policy {truncation!r}; valid: {', '.join(TRUNCATION_POLICIES)}")
     if missing not in MISSING_POLICIES:
         raise ValueError(f"unknown missing policy {missing!r}; valid: {', '.join(MISSING_POLICIES)}")
-    if task in NIAH_TASKS:
+    if is_niah(task):
         none_words(instruction_language)  # type: ignore[arg-type]
 
 
@@ -328,7 +335,7 @@ def _unscored(task: str, is_null: bool, truncation: str, missing: str) -> Exampl
     if missing == "upstream":
         dropped = True
     else:
-        dropped = task in NIAH_TASKS and (is_null or truncation == "paper")
+        dropped = is_niah(task) and (is_null or truncation == "paper")
     return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status=status)
 
 
@@ -363,9 +370,10 @@ def score_example(
     if text is None or (truncated and (missing == "upstream" or truncation != "score")):
         return _unscored(task, text is None, truncation, missing)
     text = extract_answer(text, strip_think=strip_think, answer_tag=answer_tag)
-    if task in NUMBER_TASKS:
+    kind = task_kind(task)
+    if kind == "number":
         passed, recall, category = _score_numbers(text, answers, instruction_language, needles, strict)
-    elif task in NONE_TASKS:
+    elif kind == "none":
         passed, recall, category = _score_none(text, instruction_language, needles, strict)
     else:
         passed, recall, category = _score_cwe(text, answers, strict)

@@ -507,3 +507,20 @@ def test_upstream_missing_policy_drops_null_and_truncated_everywhere(task, langu
     assert paper_null.counted == (task == "cwe_hard")  # paper: CWE null counts wrong, NIAH null is dropped
     with pytest.raises(ValueError, match="unknown missing policy"):
         score_example(None, gold, task, language, missing="mine")
+
+
+@pytest.mark.parametrize("task, kind", [("s_niah", "number"), ("mv_niah", "number"), ("mv16_niah", "number"),
+                                        ("mv64e_niah", "number"), ("none_niah", "none"), ("cwe_hard", "cwe"),
+                                        ("mv_e_niah", None), ("mv16x_niah", None), ("s_niahx", None)])
+def test_task_kind_knows_the_standard_and_multi_evidence_ids(task, kind):
+    assert scoring.task_kind(task) == kind
+    assert scoring.is_niah(task) == (kind in ("number", "none"))
+
+
+def test_a_multi_evidence_task_scores_like_mv_niah():
+    gold = ["1234567", "7654321", "5555555"]
+    out = "7654321, 1234567 and 5555555"
+    assert scoring.score_example(out, gold, "mv3e_niah", "en").passed
+    missing = scoring.score_example(out.replace("5555555", ""), gold, "mv3_niah", "en")
+    assert not missing.passed and missing.recall == pytest.approx(2 / 3) and missing.category == "partial"
+    assert not scoring.score_example(None, gold, "mv3_niah", "en").counted  # a NIAH task: no response is dropped
