@@ -23,10 +23,11 @@ ALLOWED: dict[str, set[str]] = {
     "sources": {"base", "spec"},
     "generate": {"base", "spec", "sources"},
     "export": {"base", "spec", "sources", "generate", "scoring"},
-    "report": {"base", "spec", "scoring", "export"},
-    "run": {"base", "spec", "scoring", "export", "report"},
-    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "report"},
-    "cli": {"base", "spec", "sources", "generate", "export", "report", "scoring", "run", "lmeval"},
+    "dataset": {"base", "spec", "export"},
+    "report": {"base", "spec", "scoring", "export", "dataset"},
+    "run": {"base", "spec", "scoring", "export", "dataset"},
+    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
 
@@ -126,6 +127,26 @@ def test_generator_fingerprint_covers_every_module_that_shapes_rows():
     assert all((PACKAGE / m).is_file() for m in listed | set(CARD_FACT_MODULES))
     # and nothing that cannot change a row: the CLI, reports and the Hub client are left out
     assert not any(m.startswith(("cli/", "report/", "scoring/")) or m in ("export/hub.py", "export/card.py") for m in listed)
+
+
+# Reading a dataset (an export or the Hub) is the dataset layer's job: nobody else loads one, downloads a
+# dataset file or asks the Hub about a dataset. (`export/hub.py` writes to the Hub; the builder in
+# `oneruler.py` and `generate/tokenizer.py`'s tokenizer downloads are not dataset reads.)
+DATASET_READS = ("load_dataset", "get_dataset_config_names", "hf_hub_download", "dataset_info", "list_repo_files",
+                 "snapshot_download", "HfFileSystem", "resolve/")
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_dataset_layer_reads_datasets(path):
+    if layer_of(path) == "dataset" or path.relative_to(PACKAGE).as_posix() in ("export/hub.py", "generate/tokenizer.py"):
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} | \
+        {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    found = [r for r in DATASET_READS if r in names or (r.endswith("/") and any(r in t for t in texts))]
+    assert not found, f"{path.relative_to(PACKAGE)} reads datasets itself ({found}); go through builders/dataset"
 
 
 def test_tests_use_a_private_cache_not_the_users():

@@ -32,8 +32,9 @@ quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
 full_count_option = click.option(
     "--full-count", is_flag=True,
     help="Tokenise every candidate prompt whole instead of counting it by construction (same rows, slower).")
-datasets_cache_option = click.option("--datasets-cache", default=None, metavar="DIR",
-                                     help="Cache folder of the `datasets` library for loading rows.")
+datasets_cache_option = click.option(
+    "--hub-cache", "--datasets-cache", "datasets_cache", default=None, metavar="DIR",
+    help="Where files of a Hub dataset are downloaded [default: the Hugging Face cache] (--datasets-cache: old name).")
 
 
 def source_options(func):

@@ -10,13 +10,12 @@ all of them read the same commit even if the repository moves on meanwhile.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
-from ..base.errors import OneRulerError, one_line
+from ..base.errors import OneRulerError
+from ..dataset.reader import config_tables
+from ..dataset.source import DatasetSource
 from ..export.inputs import BuildInputs
-from ..report.rows import card_configs, hub_commit, local_folder
 from ..spec.configs import parse_config_name
-from ..spec.defaults import SPLIT
 from ..spec.schema import FEATURES
 from ..spec.tasks import get_task
 from .options import RowSource
@@ -32,19 +31,18 @@ def build_inputs(tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
 
 
 @functools.lru_cache(maxsize=8)
-def dataset_commit(dataset: str) -> str | None:
-    """The commit every task of this process reads a Hub dataset at (main's head when first asked); None: a folder."""
+def dataset_source(dataset: str) -> DatasetSource:
+    """The dataset every task of this process reads, a Hub repo pinned to main's head when first asked."""
     try:
-        folder = local_folder(dataset)
+        return DatasetSource.open(dataset)
     except OneRulerError as exc:
         raise OneRulerError(f"{exc} (from --metadata 'dataset' or $ONERULER_DATASET)") from None
-    return None if folder is not None else hub_commit(dataset)
 
 
 @functools.lru_cache(maxsize=8)
-def dataset_configs(dataset: str) -> dict[str, list[str]] | None:
-    """Config → data files from the dataset card (None: the card lists no configs)."""
-    return card_configs(dataset, dataset_commit(dataset))
+def dataset_configs(dataset: str) -> dict[str, list[str]]:
+    """Config → data files, from the dataset card (or the export layout), read once per process."""
+    return dataset_source(dataset).configs()
 
 
 def generated_rows(config: str, source: RowSource):
@@ -58,42 +56,18 @@ def generated_rows(config: str, source: RowSource):
     return datasets.Dataset.from_list(rows, features=FEATURES)
 
 
-def shard_paths(dataset: str, files: list[str]) -> list[str]:
-    """Local paths of a config's Parquet files: inside the folder, or downloaded from the Hub repo."""
-    folder = Path(dataset).expanduser()
-    if folder.is_dir():
-        return [str((folder / f).resolve()) for f in files]
-    from huggingface_hub import hf_hub_download
-
-    return [hf_hub_download(dataset, f, repo_type="dataset", revision=dataset_commit(dataset)) for f in files]
-
-
 def dataset_rows(config: str, source: RowSource):
-    """A config's rows from the export named by ``source.dataset``.
-
-    The card's ``configs`` list names each config's Parquet files, read with the ``parquet``
-    loader: ``load_dataset(FOLDER, data_files=...)`` would parse the whole card again for every
-    task (0.6 s each on a card of the full grid).
-    """
-    import datasets
+    """A config's rows from the export named by ``source.dataset``, as a ``datasets.Dataset`` (every column)."""
+    from datasets import Dataset
+    from datasets.table import InMemoryTable
 
     name, dataset = source.config_name(config), source.dataset
     mapping = dataset_configs(dataset)
-    if mapping is not None and name not in mapping:
+    if name not in mapping:
         raise OneRulerError(f"dataset {dataset!r} has no config {name!r}; build it with `oneruler build {name} "
                             f"--out DIR`, or unset ONERULER_DATASET to generate the rows on the fly")
-    try:
-        if mapping and mapping[name]:
-            files = shard_paths(dataset, mapping[name])
-            ds = datasets.load_dataset("parquet", data_files={SPLIT: files}, split=SPLIT)
-        else:
-            ds = datasets.load_dataset(dataset, name, split=SPLIT, revision=dataset_commit(dataset))
-    except Exception as exc:  # noqa: BLE001 - any failure to open the dataset is bad input
-        raise OneRulerError(f"cannot load config {name!r} of dataset {dataset!r}: {one_line(exc)}") from None
-    missing = [c for c in TASK_COLUMNS if c not in ds.column_names]
-    if missing:
-        raise OneRulerError(f"dataset {dataset!r}, config {name!r}: lacks column(s) {', '.join(missing)}")
-    return ds
+    _, table = next(config_tables(dataset_source(dataset), [name], mapping, TASK_COLUMNS, optional=None))
+    return Dataset(InMemoryTable(table))
 
 
 def task_rows(config: str, source: RowSource):

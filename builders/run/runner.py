@@ -17,7 +17,7 @@ from typing import Any, Callable
 from ..base.errors import OneRulerError
 from ..base.versions import package_versions as installed_versions
 from .client import Completion, ServerClient
-from .dataset import RunRow, config_files, dataset_identity, load_run_rows, resolve_source, select_configs
+from .dataset import RunRow, load_run_rows, resolve_source, select_configs
 from .options import RetryPolicy, SamplingOptions, failure_limit
 from .plan import PlanLine, plan_lines
 from .preflight import Preflight, preflight
@@ -149,13 +149,13 @@ async def send_rows(client: ServerClient, store: PredictionStore, rows: list[Run
 
 def load_selection(s: RunSettings) -> tuple[list[RunRow], dict]:
     """The selected rows and the dataset's identity."""
-    source = resolve_source(s.dataset, s.revision)
-    files = config_files(source)
+    source = resolve_source(s.dataset, s.revision, s.datasets_cache)
+    files = source.configs()
     configs = select_configs(sorted(files), list(s.patterns))
-    rows = load_run_rows(source, configs, files, s.limit, s.datasets_cache)
+    rows = load_run_rows(source, configs, files, s.limit)
     if not rows:
         raise OneRulerError(f"no rows to send: the selected configs of {s.dataset!r} are empty")
-    return rows, dataset_identity(source)
+    return rows, source.identity().to_dict()
 
 
 def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunResult:
