@@ -24,6 +24,8 @@ SUBCOMMANDS: dict[str, str] = {
     "push-metric": "builders.cli.hub:push_metric_command",
     "score": "builders.cli.score:score_command",
     "run": "builders.cli.run:run_command",
+    "merge": "builders.cli.runfiles:merge_command",
+    "ingest": "builders.cli.runfiles:ingest_command",
     "compare": "builders.cli.compare:compare_command",
     "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
 }

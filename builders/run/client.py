@@ -38,6 +38,7 @@ class Completion:
     latency_s: float | None
     error: str | None = None
     attempts: int = 1
+    unreachable: bool = False  # the connection failed (refused, reset): the server may be down
 
 
 class RetryableError(Exception):
@@ -96,6 +97,14 @@ def _extra(obj: Any) -> str | None:
     return None
 
 
+def response_parts(response: Any, api: str) -> tuple[str | None, str | None, str | None, dict | None]:
+    """(content, reasoning, finish_reason, usage) of a non-streamed chat or completions response object."""
+    choice = response.choices[0]
+    if api == "chat":
+        return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
+    return choice.text, None, choice.finish_reason, _usage(response.usage)
+
+
 class ServerClient:
     """An ``AsyncOpenAI`` client for one server and model, with our retry policy."""
 
@@ -135,19 +144,29 @@ class ServerClient:
             return RetryableError(self.describe(exc))
         return exc
 
-    async def complete(self, prompt: str, kwargs: dict[str, Any]) -> Completion:
-        """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``."""
+    def unreachable(self, exc: BaseException) -> bool:
+        """Whether a failure means the server could not be reached at all (refused, reset), not that it is slow."""
+        return isinstance(exc, self.openai.APIConnectionError) and not isinstance(exc, self.openai.APITimeoutError)
+
+    async def complete(self, prompt: str, kwargs: dict[str, Any], failover: bool = False) -> Completion:
+        """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``.
+
+        ``failover``: other servers can take the row, so a connection that fails outright is not
+        retried here but returned at once (``unreachable``).
+        """
         for attempt in range(self.retry.attempts):
             started = time.monotonic()
             try:
                 outcome = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
             except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
                 why = self.classify(exc)
+                if failover and self.unreachable(exc):
+                    return Completion(None, None, None, None, None, self.describe(exc), attempt + 1, unreachable=True)
                 if not isinstance(why, RetryableError):
                     return Completion(None, None, None, None, None, self.describe(exc), attempt + 1)
                 if attempt + 1 == self.retry.attempts:
-                    return Completion(None, None, None, None, None,
-                                      f"{why} (gave up after {self.retry.attempts} tries)", attempt + 1)
+                    return Completion(None, None, None, None, None, f"{why} (gave up after {self.retry.attempts} tries)",
+                                      attempt + 1, unreachable=self.unreachable(exc))
                 await asyncio.sleep(self.retry.wait(attempt, why.retry_after))
                 continue
             content, reasoning, finish, usage = outcome
@@ -164,11 +183,7 @@ class ServerClient:
             args = dict(model=self.model, prompt=prompt, **kwargs)
         if self.stream:
             return await self._streamed(call, args)
-        response = await call(**args)
-        choice = response.choices[0]
-        if self.api == "chat":
-            return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
-        return choice.text, None, choice.finish_reason, _usage(response.usage)
+        return response_parts(await call(**args), self.api)
 
     async def _streamed(self, call, args: dict[str, Any]):
         stream = await call(stream=True, stream_options={"include_usage": True}, **args)

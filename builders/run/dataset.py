@@ -1,33 +1,45 @@
 """The rows a run sends: configs of an export folder or a Hub dataset picked by glob (``builders/dataset``).
 
-Only the columns a run needs are read (``input`` is the prompt). The dataset's identity (the sha256
-of its ``manifest.json`` and, for a Hub repo, the commit it was read at) goes into the run's meta.
+A run keeps only ``RowRef``s (ids, sizes, reserves: a few hundred bytes a row) for the whole
+selection; the prompts are read config by config when they are about to be counted or sent
+(``Selection.prompts``), so memory depends on what is in flight, not on how much is selected. The
+dataset's identity (the sha256 of its ``manifest.json`` and, for a Hub repo, the commit it was read
+at) goes into the run's meta.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+import asyncio
+from typing import AsyncIterator, Iterator
 
 from ..base.errors import OneRulerError
-from ..dataset.reader import read_rows
+from ..dataset.reader import config_tables
 from ..dataset.source import DatasetSource, select_configs  # noqa: F401 - the run's names for them
+from .shard import Shard
 
 
 @dataclass(frozen=True)
-class RunRow:
-    """One prompt to send: its id, config, task, text, size in the dataset's tokenizer and answer reserve."""
+class RowRef:
+    """One row to send, without its prompt: id, config, task, index, size in the dataset's tokenizer, reserve."""
 
     id: str
     config: str
     task: str
     index: int
-    input: str
     num_tokens: int
     tokenizer: str
     reserve: int
 
 
-RUN_COLUMNS = tuple(f.name for f in fields(RunRow))  # the dataset columns a run reads
+@dataclass(frozen=True)
+class RunRow(RowRef):
+    """A row with its prompt (``input``), read just before it is counted or sent."""
+
+    input: str = ""
+
+
+REF_COLUMNS = tuple(f.name for f in fields(RowRef))  # the columns a run keeps for every selected row
 
 
 def resolve_source(dataset: str, revision: str | None = None, hub_cache: str | None = None) -> DatasetSource:
@@ -35,23 +47,62 @@ def resolve_source(dataset: str, revision: str | None = None, hub_cache: str | N
     return DatasetSource.open(dataset, revision, "--revision", hub_cache=hub_cache)
 
 
-def load_run_rows(source: DatasetSource, configs: list[str], files: dict[str, list[str]],
-                  limit: int | None = None) -> list[RunRow]:
-    """The rows of ``configs`` (the first ``limit`` of each by index), in (config, index) order."""
-    if limit is not None and limit < 1:
-        raise OneRulerError(f"--limit must be at least 1 (got {limit})")
-    rows = sorted((RunRow(**row) for row in read_rows(source, configs, files, RUN_COLUMNS)),
-                  key=lambda r: (r.config, r.index))
-    if limit is not None:
-        rows = _first_per_config(rows, limit)
-    return rows
+@dataclass
+class Selection:
+    """The rows a run covers (``rows``, in (config, index) order) and where their prompts are read from."""
+
+    source: DatasetSource
+    files: dict[str, list[str]]
+    rows: list[RowRef]
+
+    @classmethod
+    def read(cls, source: DatasetSource, patterns: list[str], limit: int | None = None,
+             shard: Shard | None = None) -> "Selection":
+        """The configs the globs pick (all if none), the first ``limit`` rows of each, then this shard's share."""
+        if limit is not None and limit < 1:
+            raise OneRulerError(f"--limit must be at least 1 (got {limit})")
+        files = source.configs()
+        configs = select_configs(sorted(files), patterns)
+        rows: list[RowRef] = []
+        for _, table in config_tables(source, configs, files, REF_COLUMNS):
+            data = table.to_pydict()
+            refs = sorted((RowRef(*values) for values in zip(*(data[c] for c in REF_COLUMNS))), key=lambda r: r.index)
+            rows += refs[:limit] if limit is not None else refs
+        if shard is not None:
+            rows = shard.share(rows)
+        return cls(source, files, rows)
+
+    def prompts(self, refs: list[RowRef]) -> Iterator[list[RunRow]]:
+        """The rows of ``refs`` with their prompts, one list per config, configs in the order ``refs`` first names them."""
+        wanted: dict[str, dict[str, RowRef]] = {}
+        for ref in refs:
+            wanted.setdefault(ref.config, {})[ref.id] = ref
+        for config, table in config_tables(self.source, list(wanted), self.files, ("id", "input")):
+            data = table.to_pydict()
+            mine = wanted[config]
+            texts = {i: text for i, text in zip(data["id"], data["input"]) if i in mine}
+            yield [RunRow(**vars(mine[i]), input=texts[i]) for i in mine if i in texts]
 
 
-def _first_per_config(rows: list[RunRow], limit: int) -> list[RunRow]:
-    count: dict[str, int] = {}
-    out = []
-    for r in rows:
-        count[r.config] = count.get(r.config, 0) + 1
-        if count[r.config] <= limit:
-            out.append(r)
-    return out
+def longest_first(refs: list[RowRef]) -> list[RowRef]:
+    """Configs with the longest prompts first (ties by name), rows in index order within each.
+
+    With many requests in flight the longest ones finish last anyway; starting them first leaves
+    short ones to fill the tail instead of one 128k prompt running alone at the end.
+    """
+    size: dict[str, int] = {}
+    for ref in refs:
+        size[ref.config] = max(size.get(ref.config, 0), ref.num_tokens)
+    return sorted(refs, key=lambda r: (-size[r.config], r.config, r.index))
+
+
+async def async_batches(batches: Iterator[list[RunRow]]) -> AsyncIterator[list[RunRow]]:
+    """The batches of ``Selection.prompts``, each read in a thread so the event loop keeps serving requests."""
+    try:
+        while True:
+            batch = await asyncio.to_thread(next, batches, None)
+            if batch is None:
+                return
+            yield batch
+    finally:
+        batches.close()  # type: ignore[attr-defined]

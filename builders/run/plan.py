@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .dataset import RunRow
+from .dataset import RowRef
 from .preflight import Preflight
 
 
@@ -25,7 +25,7 @@ class PlanLine:
         return (self.prompt_tokens * (price_in or 0.0) + self.max_output_tokens * (price_out or 0.0)) / 1e6
 
 
-def plan_lines(rows: list[RunRow], pre: Preflight) -> list[PlanLine]:
+def plan_lines(rows: list[RowRef], pre: Preflight) -> list[PlanLine]:
     """One PlanLine per config (name order), then the total (named ``all``)."""
     by_config: dict[str, PlanLine] = {}
     total = PlanLine("all")

@@ -11,14 +11,17 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..base.errors import OneRulerError
 from ..spec.ids import id_order
 from .client import ServerClient
-from .dataset import RunRow
+from .dataset import RowRef, RunRow, async_batches
 from .options import SamplingOptions
+from .pool import Server, ServerPool
 from .progress import RunProgress
+
+PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.prompts: rows with prompts, per config
 
 # Tokens a chat template may add around one user message (role headers, a default system prompt:
 # Llama 3.1 adds ~30, Qwen 2.5 ~25) when the count cannot include the template itself.
@@ -95,15 +98,12 @@ async def learn_window(client: ServerClient, max_model_len: int | None, offline_
     return Window(size, "max_model_len from GET /v1/models"), []
 
 
-async def server_counts(client: ServerClient, rows: list[RunRow], concurrency: int,
+async def server_counts(client: ServerClient, refs: list[RowRef], prompts: PromptReader, concurrency: int,
                         progress: bool) -> dict[str, int] | None:
-    """Prompt tokens from the server's ``/tokenize`` (None: the server has no such endpoint)."""
-    first = await client.tokenize(rows[0].input)
-    if first is None:
-        return None
-    counts = {rows[0].id: first}
+    """Prompt tokens from the server's ``/tokenize``, config by config (None: the server has no such endpoint)."""
+    counts: dict[str, int] = {}
     gate = asyncio.Semaphore(concurrency)
-    bar = RunProgress(len(rows) - 1, "counting prompt tokens", progress and len(rows) > 1, tokens=False)
+    bar = RunProgress(len(refs), "counting prompt tokens", progress and len(refs) > 1, tokens=False)
 
     async def one(row: RunRow) -> None:
         async with gate:
@@ -114,7 +114,15 @@ async def server_counts(client: ServerClient, rows: list[RunRow], concurrency: i
         bar.advance()
 
     try:
-        await asyncio.gather(*(one(r) for r in rows[1:]))
+        async for batch in async_batches(prompts(refs)):
+            if not counts:  # the first prompt tells whether the server counts at all
+                first = await client.tokenize(batch[0].input)
+                if first is None:
+                    return None
+                counts[batch[0].id] = first
+                bar.advance()
+                batch = batch[1:]
+            await asyncio.gather(*(one(r) for r in batch))
     finally:
         bar.close()
     return counts
@@ -166,7 +174,7 @@ def _tokenizers_counter(spec: str, allowance: int) -> tuple[Callable[[str], int]
         f"tokenizer {spec} + {allowance} tokens for the template"
 
 
-def estimate(rows: list[RunRow], margin: float, chat: bool) -> tuple[dict[str, int], str]:
+def estimate(rows: list[RowRef], margin: float, chat: bool) -> tuple[dict[str, int], str]:
     """The fallback: the row's ``num_tokens`` + ``margin`` + the template allowance."""
     allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
     counts = {r.id: math.ceil(r.num_tokens * (1 + margin)) + allowance for r in rows}
@@ -174,31 +182,66 @@ def estimate(rows: list[RunRow], margin: float, chat: bool) -> tuple[dict[str, i
     return counts, f"the dataset's num_tokens ({tokenizers}) + {margin:.0%} + {allowance} tokens for the template"
 
 
-async def preflight(client: ServerClient, rows: list[RunRow], sampling: SamplingOptions, *, max_model_len: int | None,
-                    tokenizer: str | None, margin: float, concurrency: int, offline_ok: bool = False,
-                    progress: bool = True) -> Preflight:
-    """Learn the window and count every prompt (see the module docstring for the order of methods)."""
-    if margin < 0:
-        raise OneRulerError(f"--count-margin must not be negative (got {margin})")
-    if not rows:  # nothing left to send: no need to reach the server
-        return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
-    window, warnings = await learn_window(client, max_model_len, offline_ok)
-    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in rows}
-    counts = None
-    if window.source != "server unreachable":
+async def pool_window(pool: ServerPool | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
+    """The window every server shares; servers that cannot be reached are taken out (a dry run may go on without any).
+
+    Servers that report different windows are refused: a row that fits one would be cut or refused by another.
+    """
+    if pool is None:  # batch request files without a server: the window is what --max-model-len says
+        if max_model_len is not None:
+            return Window(max_model_len, "--max-model-len"), []
+        return Window(None, "unknown"), ["no --base-url and no --max-model-len: the window is unknown, nothing is "
+                                         "checked against it"]
+    learnt: list[tuple[Server, Window]] = []
+    warnings: list[str] = []
+    for server in pool.servers:
+        only = len(pool.servers) == 1
         try:
-            counts = await server_counts(client, rows, concurrency, progress)
+            window, said = await learn_window(server.client, max_model_len, offline_ok and only)
+        except OneRulerError as exc:
+            if only or "cannot reach" not in str(exc):
+                raise
+            pool.take_out(server, "unreachable at the start")
+            continue
+        learnt.append((server, window))
+        warnings += said
+    if not learnt:
+        pool.live()  # raises: no server left
+    sizes = {w.size for _, w in learnt}
+    if len(sizes) > 1:
+        each = "; ".join(f"{s.url}: {w.size} ({w.source})" for s, w in learnt)
+        raise OneRulerError(f"the servers report different windows ({each}); serve the model with the same window "
+                            f"everywhere, or pass --max-model-len with the smallest")
+    return learnt[0][1], warnings
+
+
+async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: PromptReader, sampling: SamplingOptions, *,
+                    api: str, max_model_len: int | None, tokenizer: str | None, margin: float, concurrency: int,
+                    offline_ok: bool = False, progress: bool = True) -> Preflight:
+    """Learn the window and count every prompt (see the module docstring for the order of methods).
+
+    Prompts are read config by config through ``prompts`` and dropped once counted: only counts are kept.
+    """
+    if not refs:  # nothing left to send: no need to reach the server
+        return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
+    window, warnings = await pool_window(pool, max_model_len, offline_ok)
+    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
+    counts, client = None, (pool.first if pool is not None and window.source != "server unreachable" else None)
+    if client is not None:
+        try:
+            counts = await server_counts(client, refs, prompts, concurrency, progress)
         except client.openai.APIConnectionError as exc:
             if not offline_ok:
                 raise OneRulerError(f"cannot reach {client.root_url}/tokenize ({client.describe(exc)})") from None
     if counts is not None:
         return Preflight(window, "the server's /tokenize", counts, new_tokens, warnings)
     if tokenizer is not None:
-        count, method = local_counter(tokenizer, client.api == "chat")
-        return Preflight(window, method, {r.id: count(r.input) for r in rows}, new_tokens, warnings)
-    counts, method = estimate(rows, margin, client.api == "chat")
-    why = f" ({client.tokenize_problem})" if client.tokenize_problem else ""
-    warnings.append(f"the server's /tokenize gave no count{why} and no --tokenizer was given: prompt sizes are "
-                    f"estimated from {method}; a prompt near the window may still be rejected (or, by some servers, "
-                    f"truncated)")
+        count, method = local_counter(tokenizer, api == "chat")
+        counts = {r.id: count(r.input) for batch in prompts(refs) for r in batch}
+        return Preflight(window, method, counts, new_tokens, warnings)
+    counts, method = estimate(refs, margin, api == "chat")
+    why = f" ({client.tokenize_problem})" if client is not None and client.tokenize_problem else ""
+    source = "the server's /tokenize gave no count" + why if pool is not None else "no server to count with"
+    warnings.append(f"{source} and no --tokenizer was given: prompt sizes are estimated from {method}; a prompt near "
+                    f"the window may still be rejected (or, by some servers, truncated)")
     return Preflight(window, method, counts, new_tokens, warnings)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Callable
 
 from ..base.progress import is_terminal
 
@@ -24,8 +25,9 @@ class RunProgress:
     """Counts finished rows and tokens; shows them as a bar (terminal) or periodic plain lines."""
 
     def __init__(self, total: int, label: str = "rows", enabled: bool = True, interval_s: float = 10.0,
-                 tokens: bool = True):
+                 tokens: bool = True, extra: Callable[[], str] | None = None):
         self.total, self.label, self.interval_s, self.tokens = total, label, interval_s, tokens
+        self.extra = extra  # more to show on each line (e.g. each server's throughput)
         self.enabled = enabled and total > 0
         self.done = self.failed = self.prompt_tokens = self.completion_tokens = 0
         self.started = self.last_line = time.monotonic()
@@ -45,8 +47,10 @@ class RunProgress:
             return
         if self.bar is not None and self.tokens:
             elapsed = max(time.monotonic() - self.started, 1e-9)
+            more = self.extra() if self.extra is not None else ""
             self.bar.set_postfix_str(f"in {self.prompt_tokens / elapsed:,.0f} tok/s, out "
-                                     f"{self.completion_tokens / elapsed:,.0f} tok/s, failed {self.failed}", refresh=False)
+                                     f"{self.completion_tokens / elapsed:,.0f} tok/s, failed {self.failed}"
+                                     + (f", {more}" if more else ""), refresh=False)
         if self.bar is not None:
             self.bar.update(1)
         elif time.monotonic() - self.last_line >= self.interval_s or self.done == self.total:
@@ -60,8 +64,9 @@ class RunProgress:
         eta = clock((self.total - self.done) / rate) if rate > 0 else "?"
         tokens = (f" | in {self.prompt_tokens / elapsed:,.0f} tok/s, out {self.completion_tokens / elapsed:,.0f} tok/s | "
                   f"failed {self.failed}") if self.tokens else ""
+        more = self.extra() if self.extra is not None else ""
         return (f"{self.label} [{self.done}/{self.total}] {100 * self.done / self.total:.1f}% | {rate:.2f} rows/s"
-                f"{tokens} | elapsed {clock(elapsed)} | ETA {eta}")
+                f"{tokens} | elapsed {clock(elapsed)} | ETA {eta}" + (f" | {more}" if more else ""))
 
     def close(self) -> None:
         """Close the bar."""

@@ -1,9 +1,12 @@
 """``oneruler run``: select rows, check they fit, send them concurrently, record each answer as it comes.
 
-Order of work: rows (``dataset``) → what earlier runs finished (``store``) → the settings check
-(a resumed file must keep model, API, sampling and dataset) → ``preflight`` on the rows still to
-send → ``--dry-run`` stops here → skipped rows recorded → the rows sent, ``concurrency`` at a
-time, each line flushed as it finishes → the file rewritten in id order, the meta completed.
+Order of work: the selection (``dataset.Selection``: ids and sizes only) → what earlier runs
+finished (``store``) → the settings check (a resumed file must keep model, API, sampling, dataset
+and shard) → ``preflight`` on the rows still to send (prompts read config by config, only counts
+kept) → ``--dry-run`` stops here → skipped rows recorded → the rows sent, ``concurrency`` at a
+time over the servers of the pool, prompts read config by config as they are needed, each line
+flushed as it finishes → the file rewritten in id order line by line, the meta completed.
+``--batch-requests`` writes the requests to files instead (``batchrun.py``).
 """
 
 from __future__ import annotations
@@ -16,43 +19,18 @@ from typing import Any, Callable
 
 from ..base.errors import OneRulerError
 from ..base.versions import package_versions as installed_versions
-from .client import Completion, ServerClient
-from .dataset import RunRow, load_run_rows, resolve_source, select_configs
-from .options import RetryPolicy, SamplingOptions, failure_limit
+from .client import ServerClient
+from .dataset import RowRef, RunRow, Selection, async_batches, longest_first, resolve_source
+from .lines import answered_line, skipped_line
+from .options import failure_limit
 from .plan import PlanLine, plan_lines
+from .pool import NoServerLeft, ServerPool
 from .preflight import Preflight, preflight
 from .progress import RunProgress
+from .settings import RunSettings
 from .store import META_FORMAT, PredictionStore, check_resumable, meta_path, public_url, read_meta, write_meta
 
 PACKAGES = ("oneruler", "openai", "datasets", "huggingface-hub", "pyarrow", "tiktoken", "tokenizers", "transformers")
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Everything ``oneruler run`` was asked to do (the API key is not here: it never leaves the client)."""
-
-    dataset: str
-    out: Path
-    base_url: str
-    model: str
-    patterns: tuple[str, ...] = ()
-    api: str = "chat"
-    preset: str | None = None
-    sampling: SamplingOptions = SamplingOptions()
-    retry: RetryPolicy = RetryPolicy()
-    stream: bool = False
-    concurrency: int = 8
-    max_failed: str = "1%"
-    retry_failed: bool = False
-    max_model_len: int | None = None
-    tokenizer: str | None = None
-    count_margin: float = 0.10
-    skip_overlong: bool = False
-    dry_run: bool = False
-    limit: int | None = None
-    revision: str | None = None
-    datasets_cache: str | None = None
-    progress: bool = True
 
 
 @dataclass
@@ -70,6 +48,9 @@ class RunResult:
     last_error: str | None = None
     plan: list[PlanLine] = field(default_factory=list)
     preflight: Preflight | None = None
+    servers: list[dict] = field(default_factory=list)
+    batch_files: list[dict] = field(default_factory=list)
+    no_server: str | None = None  # why the run stopped: every server was taken out of rotation
 
     @property
     def warnings(self) -> list[str]:
@@ -87,158 +68,199 @@ def package_versions() -> dict[str, str]:
     return installed_versions(PACKAGES, missing=None)
 
 
-def row_line(row: RunRow, done: Completion) -> dict[str, Any]:
-    """The predictions line of a row that was sent."""
-    return {"id": row.id, "prediction": done.prediction, "finish_reason": done.finish_reason,
-            "reasoning": done.reasoning, "usage": done.usage, "latency_s": done.latency_s, "error": done.error,
-            "status": "failed" if done.error else "ok"}
-
-
-def skipped_line(row: RunRow, pre: Preflight) -> dict[str, Any]:
-    """The predictions line of a row not sent because it does not fit the window."""
-    return {"id": row.id, "prediction": None, "finish_reason": None, "reasoning": None,
-            "usage": {"prompt_tokens": pre.counts[row.id], "completion_tokens": 0, "reasoning_tokens": None},
-            "latency_s": None, "error": pre.skip_reason(row.id), "status": "skipped"}
-
-
 def settings_meta(s: RunSettings, identity: dict) -> dict[str, Any]:
     """The part of the meta a resumed run must match, plus where it ran."""
-    return {"format": META_FORMAT, "model": s.model, "base_url": public_url(s.base_url), "api": s.api,
-            "preset": s.preset, "sampling": s.sampling.to_meta(), "stream": s.stream, "dataset": identity}
+    urls = [public_url(u) for u in s.server.base_urls]
+    return {"format": META_FORMAT, "model": s.server.model, "base_url": urls[0] if urls else None,
+            "base_urls": urls, "api": s.server.api, "preset": s.preset, "sampling": s.sampling.to_meta(),
+            "stream": s.server.stream, "dataset": identity, "selection": s.rows.to_meta()}
 
 
-def pending_rows(rows: list[RunRow], store: PredictionStore, retry_failed: bool) -> tuple[list[RunRow], list[str]]:
+def session_meta(s: RunSettings, rows: int, to_send: int, pre: Preflight) -> dict[str, Any]:
+    """The entry of this invocation in the meta's ``runs`` list (completed when it ends)."""
+    return {"started_at": now(), "ended_at": None, "rows": rows, "to_send": to_send, "window": pre.window.size,
+            "window_source": pre.window.source, "prompt_count": pre.method, "warnings": list(pre.warnings),
+            "concurrency": s.concurrency, "max_retries": s.server.retry.attempts - 1,
+            "timeout_s": s.server.retry.timeout_s, "order": s.order, "selection": s.rows.to_meta(),
+            "packages": package_versions()}
+
+
+def pending_rows(refs: list[RowRef], store: PredictionStore, retry_failed: bool) -> tuple[list[RowRef], list[str]]:
     """(rows still to send, ids of recorded failed/skipped lines to resend)."""
-    unfinished = store.ids("failed", "skipped")  # once: ids() walks every record
+    unfinished = store.ids("failed", "skipped")  # once: ids() walks every line
     done = store.ids("ok") | (set() if retry_failed else unfinished)
-    resend = [r.id for r in rows if r.id in unfinished] if retry_failed else []
-    return [r for r in rows if r.id not in done], resend
+    resend = [r.id for r in refs if r.id in unfinished] if retry_failed else []
+    return [r for r in refs if r.id not in done], resend
 
 
-async def send_rows(client: ServerClient, store: PredictionStore, rows: list[RunRow], s: RunSettings,
-                    result: RunResult) -> None:
-    """Send rows with at most ``concurrency`` in flight; stop taking new ones once failures pass the limit."""
-    queue: asyncio.Queue[RunRow] = asyncio.Queue()
-    for row in rows:
-        queue.put_nowait(row)
-    bar = RunProgress(len(rows), "rows", s.progress)
-
-    async def worker() -> None:
-        while not result.stopped:
-            try:
-                row = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                return
-            done = await client.complete(row.input, s.sampling.request_kwargs(row.reserve, s.api))
-            store.append(row_line(row, done))
-            result.sent += 1
-            usage = done.usage or {}
-            bar.advance(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, failed=bool(done.error))
-            if done.error:
-                result.failed += 1
-                result.last_error = f"{row.id}: {done.error}"
-                result.stopped = result.failed > result.failure_limit
-            else:
-                result.ok += 1
-
-    try:
-        await asyncio.gather(*(worker() for _ in range(min(s.concurrency, len(rows)) or 1)))
-    finally:
-        bar.close()
+def load_selection(s: RunSettings) -> tuple[Selection, dict]:
+    """The selected rows (without prompts) and the dataset's identity."""
+    source = resolve_source(s.rows.dataset, s.rows.revision, s.rows.hub_cache)
+    selection = Selection.read(source, list(s.rows.patterns), s.rows.limit, s.rows.shard)
+    if not selection.rows:
+        raise OneRulerError(f"no rows to send: the selected configs of {s.rows.dataset!r} are empty"
+                            + (f" (or shard {s.rows.shard} got none of them)" if s.rows.shard else ""))
+    return selection, source.identity().to_dict()
 
 
-def load_selection(s: RunSettings) -> tuple[list[RunRow], dict]:
-    """The selected rows and the dataset's identity."""
-    source = resolve_source(s.dataset, s.revision, s.datasets_cache)
-    files = source.configs()
-    configs = select_configs(sorted(files), list(s.patterns))
-    rows = load_run_rows(source, configs, files, s.limit)
-    if not rows:
-        raise OneRulerError(f"no rows to send: the selected configs of {s.dataset!r} are empty")
-    return rows, source.identity().to_dict()
+def make_pool(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> ServerPool | None:
+    """One client per base URL (None: no server, batch request files only)."""
+    if not s.server.base_urls:
+        return None
+    clients = [ServerClient(url, s.server.model, s.server.api, api_key, s.server.retry, s.server.stream)
+               for url in s.server.base_urls]
+    return ServerPool(clients, lambda message: log(f"warning: {message}"))
+
+
+async def run_preflight(pool: ServerPool | None, selection: Selection, todo: list[RowRef], s: RunSettings,
+                        offline_ok: bool) -> Preflight:
+    """The window and prompt counts of the rows still to send."""
+    return await preflight(pool, todo, selection.prompts, s.sampling, api=s.server.api,
+                           max_model_len=s.server.max_model_len, tokenizer=s.server.tokenizer,
+                           margin=s.server.count_margin, concurrency=s.concurrency, offline_ok=offline_ok,
+                           progress=s.progress)
 
 
 def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunResult:
     """Do the run described by ``s`` (see the module docstring); errors are OneRulerError."""
-    if s.concurrency < 1:
-        raise OneRulerError(f"--concurrency must be at least 1 (got {s.concurrency})")
-    rows, identity = load_selection(s)
+    selection, identity = load_selection(s)
     meta = settings_meta(s, identity)
-    old = read_meta(s.out)
+    old = read_meta(s.records)
     if old is not None:
-        check_resumable(old, meta, s.out)
+        check_resumable(old, meta, s.records)
+    if s.batch is not None:
+        from .batchrun import write_batch
+
+        return asyncio.run(write_batch(s, api_key, selection, meta, old, log))
     store = PredictionStore(Path(s.out))
     if s.dry_run:
-        return asyncio.run(_dry_run(s, api_key, rows, store.peek()))
+        return asyncio.run(_dry_run(s, api_key, selection, store.peek(), log))
     store.open()
     try:
-        if store.records and old is None:
+        if store.index and old is None:
             raise OneRulerError(f"{s.out} holds lines but no {meta_path(Path(s.out)).name}: it was not written by "
                                 f"`oneruler run`; choose another --out")
         if store.torn_bytes:
             log(f"ignored a torn last line ({store.torn_bytes} bytes) left by an interrupted run")
-        return asyncio.run(_run(s, api_key, rows, store, meta, old))
+        return asyncio.run(_run(s, api_key, selection, store, meta, old, log))
     finally:
         store.close()
 
 
-def _client(s: RunSettings, api_key: str | None) -> ServerClient:
-    return ServerClient(s.base_url, s.model, s.api, api_key, s.retry, s.stream)
-
-
-async def _preflight(client: ServerClient, todo: list[RunRow], s: RunSettings) -> Preflight:
-    """The window and prompt counts; a dry run may go on without a reachable server."""
-    return await preflight(client, todo, s.sampling, max_model_len=s.max_model_len, tokenizer=s.tokenizer,
-                           margin=s.count_margin, concurrency=s.concurrency, offline_ok=s.dry_run, progress=s.progress)
-
-
-async def _dry_run(s: RunSettings, api_key: str | None, rows: list[RunRow], store: PredictionStore) -> RunResult:
-    todo, _ = pending_rows(rows, store, s.retry_failed)
-    client = _client(s, api_key)
+async def _dry_run(s: RunSettings, api_key: str | None, selection: Selection, store: PredictionStore,
+                   log: Callable[[str], None]) -> RunResult:
+    todo, _ = pending_rows(selection.rows, store, s.retry_failed)
+    pool = make_pool(s, api_key, log)
     try:
-        pre = await _preflight(client, todo, s)
+        pre = await run_preflight(pool, selection, todo, s, offline_ok=True)
     finally:
-        await client.close()
-    return RunResult(rows=len(rows), already=len(rows) - len(todo), plan=plan_lines(todo, pre), preflight=pre)
+        if pool is not None:
+            await pool.close()
+    return RunResult(rows=len(selection.rows), already=len(selection.rows) - len(todo), plan=plan_lines(todo, pre),
+                     preflight=pre)
 
 
-async def _run(s: RunSettings, api_key: str | None, rows: list[RunRow], store: PredictionStore, meta: dict,
-               old: dict | None) -> RunResult:
-    todo, resend = pending_rows(rows, store, s.retry_failed)
-    result = RunResult(rows=len(rows), already=len(rows) - len(todo))
+def send_order(refs: list[RowRef], order: str) -> list[RowRef]:
+    """The order rows are sent in: longest configs first (the default), or the dataset's."""
+    return longest_first(refs) if order == "longest" else refs
+
+
+async def _run(s: RunSettings, api_key: str | None, selection: Selection, store: PredictionStore, meta: dict,
+               old: dict | None, log: Callable[[str], None]) -> RunResult:
+    todo, resend = pending_rows(selection.rows, store, s.retry_failed)
+    result = RunResult(rows=len(selection.rows), already=len(selection.rows) - len(todo))
     result.failure_limit = failure_limit(s.max_failed, len(todo))
-    client = _client(s, api_key)
+    pool = make_pool(s, api_key, log)
+    assert pool is not None  # RunSettings requires a server unless it writes batch files
     try:
-        pre = result.preflight = await _preflight(client, todo, s)
+        pre = result.preflight = await run_preflight(pool, selection, todo, s, offline_ok=False)
+        for warning in pre.warnings:  # before the first request, so a killed run has shown them too
+            log(f"warning: {warning}")
         over = set(pre.overlong)
         if over and not s.skip_overlong:
             raise OneRulerError(pre.refusal())
         if resend:
             store.rewrite(drop=resend)
-        session = {"started_at": now(), "ended_at": None, "rows": len(rows), "to_send": len(todo),
-                   "window": pre.window.size, "window_source": pre.window.source, "prompt_count": pre.method,
-                   "concurrency": s.concurrency, "max_retries": s.retry.attempts - 1, "timeout_s": s.retry.timeout_s,
-                   "selection": {"patterns": list(s.patterns), "limit": s.limit}, "packages": package_versions()}
+        session = session_meta(s, len(selection.rows), len(todo), pre)
         doc = dict(old or {}, **meta, started_at=(old or {}).get("started_at") or session["started_at"])
         doc["runs"] = list((old or {}).get("runs", [])) + [session]
         write_meta(s.out, doc)
-        for row in todo:
-            if row.id in over:
-                store.append(skipped_line(row, pre))
+        for ref in todo:
+            if ref.id in over:
+                store.append(skipped_line(ref.id, pre.counts[ref.id], pre.skip_reason(ref.id)))
                 result.skipped += 1
         try:
-            await send_rows(client, store, [r for r in todo if r.id not in over], s, result)
+            await send_rows(pool, store, selection, send_order([r for r in todo if r.id not in over], s.order), s,
+                            result)
         finally:
-            session.update(ended_at=now(), sent=result.sent, ok=result.ok, failed=result.failed, skipped=result.skipped,
-                           stopped=result.stopped)
-            doc.update(ended_at=session["ended_at"], lines=_line_counts(store))
-            if not result.stopped and result.sent + result.skipped == len(todo):
-                store.rewrite()  # a finished file in id order, whatever the order answers came in
+            _finish(store, doc, session, result, pool, len(todo))
             write_meta(s.out, doc)
     finally:
-        await client.close()
+        await pool.close()
+    if result.no_server:
+        raise OneRulerError(f"{result.no_server}; {s.out} keeps every finished row: restart a server and rerun the "
+                            f"same command to resume")
     return result
 
 
-def _line_counts(store: PredictionStore) -> dict[str, int]:
-    return {status: len(store.ids(status)) for status in ("ok", "failed", "skipped")}
+def _finish(store: PredictionStore, doc: dict, session: dict, result: RunResult, pool: ServerPool, todo: int) -> None:
+    result.servers = [srv.to_meta() for srv in pool.servers]
+    session.update(ended_at=now(), sent=result.sent, ok=result.ok, failed=result.failed, skipped=result.skipped,
+                   stopped=result.stopped, servers=result.servers)
+    if not result.stopped and result.sent + result.skipped == todo:
+        store.rewrite()  # a finished file in id order, whatever the order answers came in
+    doc.update(ended_at=session["ended_at"], lines=store.counts())
+
+
+async def send_rows(pool: ServerPool, store: PredictionStore, selection: Selection, refs: list[RowRef],
+                    s: RunSettings, result: RunResult) -> None:
+    """Send rows with at most ``concurrency`` in flight; stop taking new ones once failures pass the limit.
+
+    Prompts are read config by config as workers need them: memory holds one config's prompts,
+    the reader's few configs read ahead, and what is in flight.
+    """
+    bar = RunProgress(len(refs), "rows", s.progress, extra=pool.throughput)
+    batches = async_batches(selection.prompts(refs))
+    waiting: list[RunRow] = []
+    take = asyncio.Lock()
+
+    async def next_row() -> RunRow | None:
+        async with take:
+            while not waiting:
+                batch = await anext(batches, None)
+                if batch is None:
+                    return None
+                waiting.extend(reversed(batch))
+            return waiting.pop()
+
+    async def worker() -> None:
+        while not result.stopped:
+            row = await next_row()
+            if row is None:
+                return
+            try:
+                done, server = await pool.complete(row.input, s.sampling.request_kwargs(row.reserve, s.server.api))
+            except NoServerLeft as exc:
+                result.no_server, result.stopped = str(exc), True
+                return
+            pool.record(server, done)
+            store.append(answered_line(row.id, done))
+            _count(result, row, done, bar)
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(min(s.concurrency, len(refs)) or 1)))
+    finally:
+        await batches.aclose()
+        bar.close()
+
+
+def _count(result: RunResult, row: RunRow, done: Any, bar: RunProgress) -> None:
+    result.sent += 1
+    usage = done.usage or {}
+    bar.advance(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, failed=bool(done.error))
+    if done.error:
+        result.failed += 1
+        result.last_error = f"{row.id}: {done.error}"
+        result.stopped = result.stopped or result.failed > result.failure_limit
+    else:
+        result.ok += 1

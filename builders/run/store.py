@@ -19,10 +19,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..base.errors import OneRulerError
 from ..base.files import atomic_write_bytes
-from ..spec.ids import id_order
+from .lines import STATUSES, LineRef, index_lines, reindexed, write_in_id_order
 
 META_FORMAT = "oneruler-run/1"
-STATUSES = ("ok", "failed", "skipped")
 # Settings that must not change between the runs writing one file (a resumed run mixes their lines).
 RESUME_KEYS = ("model", "api", "sampling")
 
@@ -56,19 +55,23 @@ def line_bytes(record: dict[str, Any]) -> bytes:
 
 @dataclass
 class PredictionStore:
-    """The predictions file of a run, opened for appending under an exclusive lock."""
+    """The predictions file of a run, opened for appending under an exclusive lock.
+
+    Holds an index of the lines (id → status and position, ``lines.LineRef``), never their text,
+    so memory stays flat however long the answers are.
+    """
 
     path: Path
-    records: dict[str, dict] = field(default_factory=dict)
+    index: dict[str, LineRef] = field(default_factory=dict)
     torn_bytes: int = 0
     _handle: Any = None
     _lock: Any = None
+    _size: int = 0
 
     def peek(self) -> "PredictionStore":
         """Read what earlier runs finished without locking or changing anything (for ``--dry-run``)."""
         if self.path.exists():
-            data = self.path.read_bytes()
-            self._parse(data[: data.rfind(b"\n") + 1])
+            self.index, self.torn_bytes = index_lines(self.path)
         return self
 
     def open(self) -> "PredictionStore":
@@ -82,55 +85,43 @@ class PredictionStore:
             self._lock.close()
             raise OneRulerError(f"{self.path}: another `oneruler run` is writing this file; wait for it or choose another --out") from None
         if self.path.exists():
-            self._read_existing()
+            self.index, self.torn_bytes = index_lines(self.path)
+            self._size = self.path.stat().st_size - self.torn_bytes
+            if self.torn_bytes:
+                with open(self.path, "r+b") as fh:
+                    fh.truncate(self._size)
         return self
-
-    def _read_existing(self) -> None:
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):  # killed mid-write: the partial line is not a result
-            self.torn_bytes = len(data) - end
-            with open(self.path, "r+b") as fh:
-                fh.truncate(end)
-            data = data[:end]
-        self._parse(data)
-
-    def _parse(self, data: bytes) -> None:
-        for number, raw in enumerate(data.splitlines(), 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw.decode("utf-8"))
-                ident = record["id"]
-                if not isinstance(ident, str) or record.get("status", "ok") not in STATUSES:
-                    raise ValueError
-            except (ValueError, KeyError, TypeError):
-                raise OneRulerError(f"{self.path}: line {number} is not a `oneruler run` prediction line; "
-                                    f"repair it or choose another --out") from None
-            if ident in self.records:
-                raise OneRulerError(f"{self.path}: line {number} repeats id {ident!r}; repair it or choose another --out")
-            self.records[ident] = record
 
     def ids(self, *statuses: str) -> set[str]:
         """Ids of the lines with one of these statuses."""
-        return {i for i, r in self.records.items() if r.get("status", "ok") in statuses}
+        return {i for i, ref in self.index.items() if ref.status in statuses}
+
+    def counts(self) -> dict[str, int]:
+        """Lines per status."""
+        out = dict.fromkeys(STATUSES, 0)
+        for ref in self.index.values():
+            out[ref.status] += 1
+        return out
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one finished row as a line, flushed to the OS at once (survives a kill of this process)."""
         if self._handle is None:  # created on the first line: a run refused before sending leaves no file
             self._handle = open(self.path, "ab", buffering=0)
-        self._handle.write(line_bytes(record))
-        self.records[record["id"]] = record
+        data = line_bytes(record)
+        self._handle.write(data)
+        self.index[record["id"]] = LineRef(record.get("status", "ok"), self._size, len(data))
+        self._size += len(data)
 
     def rewrite(self, drop: Iterable[str] = ()) -> None:
-        """Atomically rewrite the file in id order, without the lines of ``drop``."""
+        """Atomically rewrite the file in id order, without the lines of ``drop`` (line by line, not in memory)."""
         for ident in drop:
-            self.records.pop(ident, None)
-        body = b"".join(line_bytes(self.records[i]) for i in sorted(self.records, key=id_order))
+            self.index.pop(ident, None)
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-        atomic_write_bytes(self.path, body)
+        write_in_id_order(self.path, [self.path], self.index)
+        self.index = reindexed(self.index)
+        self._size = sum(ref.size for ref in self.index.values())
 
     def close(self) -> None:
         """Flush to disk and release the lock."""
@@ -175,3 +166,7 @@ def check_resumable(old: dict, new: dict, predictions: Path) -> None:
         if before.get(key) != now.get(key):
             raise OneRulerError(f"{predictions} was written from another dataset ({key} {before.get(key)!r}, now "
                                 f"{now.get(key)!r}); choose another --out")
+    shard, now_shard = (old.get("selection") or {}).get("shard"), (new.get("selection") or {}).get("shard")
+    if shard != now_shard:
+        raise OneRulerError(f"{predictions} holds shard {shard or 'none (the whole selection)'}, this run asks for "
+                            f"{now_shard or 'the whole selection'}; give each shard its own --out")

@@ -23,7 +23,7 @@ def test_a_torn_last_line_is_cut_off_and_appending_continues(tmp_path):
     store = PredictionStore(path).open()
     try:
         assert store.torn_bytes == len(b'{"id": "a_s_niah_8k/1", "predic')
-        assert set(store.records) == {"a_s_niah_8k/0"}
+        assert set(store.index) == {"a_s_niah_8k/0"}
         store.append(line("a_s_niah_8k/1"))
     finally:
         store.close()

@@ -1,0 +1,113 @@
+"""Predictions files as an index of lines: id → (status, where the line is), never the lines themselves.
+
+A run over the whole benchmark writes 47,600 lines, each possibly with thousands of tokens of
+reasoning: gigabytes. Resuming, merging shards and the final rewrite in id order keep only this
+index in memory and copy each line from where it lies (``write_in_id_order``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Callable, Iterable
+
+from ..base.errors import OneRulerError
+from ..base.files import atomic_write
+from ..spec.ids import id_order
+
+STATUSES = ("ok", "failed", "skipped")
+
+
+@dataclass(frozen=True)
+class LineRef:
+    """Where one line is (``file`` indexes the list of files being read) and the status it records."""
+
+    status: str
+    offset: int
+    size: int
+    file: int = 0
+
+
+def parse_line(raw: bytes, path: Path, number: int) -> dict:
+    """One complete line as a dict with a string ``id`` and a known ``status``; anything else is an error naming it."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or \
+                record.get("status", "ok") not in STATUSES:
+            raise ValueError
+    except (ValueError, UnicodeDecodeError):
+        raise OneRulerError(f"{path}: line {number} is not a `oneruler run` prediction line; "
+                            f"repair it or choose another file") from None
+    return record
+
+
+def index_lines(path: Path, file: int = 0, on_line: Callable[[dict], None] | None = None,
+                ) -> tuple[dict[str, LineRef], int]:
+    """(id → LineRef of every complete line, bytes of a torn last line) of a predictions file, read as a stream.
+
+    A repeated id is an error naming the line; ``on_line`` sees each parsed record (e.g. to check it).
+    """
+    index: dict[str, LineRef] = {}
+    offset = torn = 0
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.endswith(b"\n"):  # killed mid-write: the partial line is not a result
+                torn = len(raw)
+                break
+            if raw.strip():
+                record = parse_line(raw, path, number)
+                if record["id"] in index:
+                    raise OneRulerError(f"{path}: line {number} repeats id {record['id']!r}; repair it or choose "
+                                        f"another file")
+                index[record["id"]] = LineRef(record.get("status", "ok"), offset, len(raw), file)
+                if on_line is not None:
+                    on_line(record)
+            offset += len(raw)
+    return index, torn
+
+
+def copy_lines(out: BinaryIO, files: list[Path], refs: Iterable[LineRef]) -> None:
+    """Copy the referenced lines, in the order given, from ``files`` to ``out``."""
+    handles: dict[int, BinaryIO] = {}
+    try:
+        for ref in refs:
+            handle = handles.get(ref.file)
+            if handle is None:
+                handle = handles[ref.file] = open(files[ref.file], "rb")
+            handle.seek(ref.offset)
+            out.write(handle.read(ref.size))
+    finally:
+        for handle in handles.values():
+            handle.close()
+
+
+def write_in_id_order(target: Path, files: list[Path], index: dict[str, LineRef]) -> None:
+    """Atomically (re)write ``target`` with the indexed lines in id order (``target`` may be one of ``files``)."""
+    order = sorted(index, key=id_order)
+    atomic_write(target, lambda out: copy_lines(out, files, (index[i] for i in order)))
+
+
+def reindexed(index: dict[str, LineRef]) -> dict[str, LineRef]:
+    """The index of a file written by ``write_in_id_order`` from ``index`` (same statuses, new offsets)."""
+    out: dict[str, LineRef] = {}
+    offset = 0
+    for ident in sorted(index, key=id_order):
+        ref = index[ident]
+        out[ident] = LineRef(ref.status, offset, ref.size, 0)
+        offset += ref.size
+    return out
+
+
+def answered_line(ident: str, done: Any) -> dict[str, Any]:
+    """The predictions line of a row that was sent (``done``: a ``client.Completion``)."""
+    return {"id": ident, "prediction": done.prediction, "finish_reason": done.finish_reason,
+            "reasoning": done.reasoning, "usage": done.usage, "latency_s": done.latency_s, "error": done.error,
+            "status": "failed" if done.error else "ok"}
+
+
+def skipped_line(ident: str, prompt_tokens: int | None, reason: str) -> dict[str, Any]:
+    """The predictions line of a row not sent because it does not fit the window."""
+    return {"id": ident, "prediction": None, "finish_reason": None, "reasoning": None,
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 0, "reasoning_tokens": None},
+            "latency_s": None, "error": reason, "status": "skipped"}

@@ -1,0 +1,109 @@
+"""What ``oneruler run`` is asked to do, as typed groups built once; every default is defined here.
+
+``RowChoice``: which rows (dataset, globs, revision, limit, shard). ``ServerSettings``: where they
+go and how they are counted (base URLs, model, API, retries, window, tokenizer). ``RunSettings``:
+the two, the sampling options, the predictions file and how the run behaves. The command line
+builds them from its options (an option left unset keeps the default written here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..base.errors import OneRulerError
+from .batch import BatchLimits
+from .options import APIS, RetryPolicy, SamplingOptions
+from .shard import Shard
+
+ORDERS = ("longest", "dataset")
+
+
+@dataclass(frozen=True)
+class RowChoice:
+    """The rows of a run: configs of ``dataset`` picked by ``patterns`` (all if none), then limit, then shard."""
+
+    dataset: str
+    patterns: tuple[str, ...] = ()
+    revision: str | None = None
+    limit: int | None = None
+    shard: Shard | None = None
+    hub_cache: str | None = None
+
+    def to_meta(self) -> dict:
+        """The ``selection`` entry of the meta."""
+        return {"patterns": list(self.patterns), "limit": self.limit,
+                "shard": str(self.shard) if self.shard is not None else None}
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """The servers (one model, one or more base URLs) and how prompts are counted for them."""
+
+    base_urls: tuple[str, ...]
+    model: str
+    api: str = "chat"
+    stream: bool = False
+    retry: RetryPolicy = RetryPolicy()
+    max_model_len: int | None = None
+    tokenizer: str | None = None
+    count_margin: float = 0.10
+
+    def __post_init__(self) -> None:
+        if self.api not in APIS:
+            raise OneRulerError(f"--api {self.api!r}: use one of {', '.join(APIS)}")
+        if len(set(self.base_urls)) < len(self.base_urls):
+            raise OneRulerError("a --base-url is given twice; give each server once")
+        if self.count_margin < 0:
+            raise OneRulerError(f"--count-margin must not be negative (got {self.count_margin})")
+        if self.max_model_len is not None and self.max_model_len < 1:
+            raise OneRulerError(f"--max-model-len must be positive (got {self.max_model_len})")
+
+
+@dataclass(frozen=True)
+class BatchOutput:
+    """``--batch-requests FILE``: write the requests to FILE (split by ``limits``) instead of sending them."""
+
+    path: Path
+    limits: BatchLimits = BatchLimits()
+    submit: bool = False
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything ``oneruler run`` was asked to do (the API key is not here: it never leaves the client)."""
+
+    rows: RowChoice
+    server: ServerSettings
+    out: Path | None
+    sampling: SamplingOptions = field(default_factory=SamplingOptions)
+    preset: str | None = None
+    concurrency: int = 8
+    max_failed: str = "1%"
+    retry_failed: bool = False
+    skip_overlong: bool = False
+    dry_run: bool = False
+    order: str = "longest"
+    batch: BatchOutput | None = None
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise OneRulerError(f"--concurrency must be at least 1 (got {self.concurrency})")
+        if self.order not in ORDERS:
+            raise OneRulerError(f"--order {self.order!r}: use one of {', '.join(ORDERS)}")
+        if self.out is None and self.batch is None:
+            raise OneRulerError("--out PREDICTIONS.jsonl is required (or --batch-requests FILE to write requests)")
+        if not self.server.base_urls and self.batch is None:
+            raise OneRulerError("--base-url is required (or --batch-requests FILE to write requests)")
+
+    @property
+    def records(self) -> Path:
+        """The file whose meta sidecar describes this run: the predictions, or the batch request file."""
+        return self.batch.path if self.batch is not None else self.out  # type: ignore[return-value]
+
+
+def default(cls: type, name: str):
+    """The default of a settings field (for the command line's help)."""
+    value = cls.__dataclass_fields__[name].default
+    return value

@@ -1,0 +1,69 @@
+"""The typed settings of ``oneruler run`` built from its command-line options (unset ones keep their defaults)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..base.errors import OneRulerError
+from .batch import BatchLimits
+from .options import RetryPolicy, parse_extra_body, sampling_options
+from .settings import BatchOutput, RowChoice, RunSettings, ServerSettings
+from .shard import Shard
+
+
+def _given(options: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The options among ``names`` that were given (not None)."""
+    return {n: options[n] for n in names if options.get(n) is not None}
+
+
+def base_urls(given: tuple[str, ...], listing: Path | None) -> tuple[str, ...]:
+    """``--base-url`` values, then the lines of ``--base-urls FILE`` (blank lines and ``#`` comments skipped)."""
+    urls = list(given)
+    if listing is not None:
+        try:
+            text = Path(listing).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise OneRulerError(f"--base-urls {listing}: cannot read it ({exc})") from None
+        urls += [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
+        if not urls:
+            raise OneRulerError(f"--base-urls {listing}: no URL in it (one per line)")
+    return tuple(urls)
+
+
+def _retry(options: dict[str, Any]) -> RetryPolicy:
+    if options.get("max_retries") is not None and options["max_retries"] < 0:
+        raise OneRulerError(f"--max-retries must not be negative (got {options['max_retries']})")
+    kwargs = {}
+    if options.get("max_retries") is not None:
+        kwargs["attempts"] = options["max_retries"] + 1
+    if options.get("retry_wait") is not None:
+        kwargs["base_s"] = options["retry_wait"]
+    if options.get("timeout") is not None:
+        kwargs["timeout_s"] = options["timeout"]
+    return RetryPolicy(**kwargs)
+
+
+def _batch(options: dict[str, Any]) -> BatchOutput | None:
+    if options.get("batch_requests") is None:
+        if options.get("submit"):
+            raise OneRulerError("--submit needs --batch-requests FILE (the request files to upload)")
+        return None
+    limits = BatchLimits(**{k[len("batch_"):]: v for k, v in _given(options, "batch_max_requests", "batch_max_bytes").items()})
+    return BatchOutput(Path(options["batch_requests"]), limits, bool(options.get("submit")))
+
+
+def run_settings(options: dict[str, Any]) -> RunSettings:
+    """``RunSettings`` from the options of ``oneruler run`` (keys as click names them)."""
+    sampling = sampling_options(options.get("preset"), extra_body=parse_extra_body(options.get("extra_body")) or None,
+                                **_given(options, "temperature", "top_p", "seed", "stop", "max_tokens",
+                                         "max_tokens_param", "reasoning_effort"))
+    rows = RowChoice(options["dataset"], tuple(options.get("patterns") or ()), options.get("revision"),
+                     options.get("limit"), Shard.parse(options["shard"]) if options.get("shard") else None,
+                     options.get("datasets_cache"))
+    server = ServerSettings(base_urls(tuple(options.get("base_urls") or ()), options.get("base_urls_file")),
+                            options["model"], retry=_retry(options),
+                            **_given(options, "api", "stream", "max_model_len", "tokenizer", "count_margin"))
+    control = _given(options, "concurrency", "max_failed", "retry_failed", "skip_overlong", "dry_run", "order")
+    return RunSettings(rows, server, options.get("out"), sampling, options.get("preset"), batch=_batch(options),
+                       progress=not options.get("quiet"), **control)
