@@ -34,7 +34,7 @@ def merge_command(predictions: tuple[Path, ...], out: Path, dataset: str | None)
     click.echo(f"merged {len(predictions)} file(s) into {out}: {result.lines.get('ok', 0)} answered, "
                f"{result.lines.get('failed', 0)} failed, {result.lines.get('skipped', 0)} skipped")
     if result.duplicates:
-        echo_err(f"warning: {len(result.duplicates)} id(s) appear in two files with identical lines, written once "
+        echo_err(f"warning: {len(result.duplicates)} id(s) appear in two files with the same outcome, written once "
                  f"(e.g. {result.duplicates[0]})")
     if result.absent_shards:
         echo_err(f"warning: shard(s) {', '.join(map(str, result.absent_shards))} are not among the files")
@@ -43,8 +43,9 @@ def merge_command(predictions: tuple[Path, ...], out: Path, dataset: str | None)
 
 @click.command("ingest")
 @click.argument("results", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--requests", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The request file `oneruler run --batch-requests` wrote (its .meta.json is read).")
+@click.option("--requests", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The --batch-requests FILE given to `oneruler run` (its FILE.meta.json is read; split files are "
+                   "FILE-001.jsonl, ...).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="PREDICTIONS.jsonl to write.")
 @click.option("--batch-id", "batch_ids", multiple=True,
               help="Fetch the results of this batch (repeat; default with no RESULTS: the batches --submit created).")

@@ -78,12 +78,18 @@ def _index(paths: list[Path], result: MergeResult) -> dict[str, LineRef]:
             first = index.get(ident)
             if first is None:
                 index[ident] = ref
-            elif _line(paths, first) == _line(paths, ref):
+            elif _outcome(_line(paths, first)) == _outcome(_line(paths, ref)):
                 result.duplicates.append(ident)
             else:
                 raise OneRulerError(f"{ident!r} has different lines in {paths[first.file]} and {path}: the same row "
                                     f"was answered twice; keep one of the files out of the merge")
     return index
+
+
+def _outcome(line: bytes) -> tuple:
+    """What a line says the model did (its latency and token counts aside)."""
+    record = json.loads(line)
+    return tuple(record.get(k) for k in ("prediction", "finish_reason", "reasoning", "status", "error"))
 
 
 def _line(paths: list[Path], ref: LineRef) -> bytes:

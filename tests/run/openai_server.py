@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Iterator
 
+import batch_api
 import tiktoken
 
 MAX_BODY = 64 * 1024 * 1024
@@ -87,6 +88,9 @@ class ServerState:
         self.log: list[Logged] = []
         self.lock = threading.Lock()
         self.encoding = tiktoken.get_encoding("cl100k_base")
+        self.down = False  # True: every connection is dropped unanswered, as by a killed server
+        self.files: dict[str, bytes] = {}  # the Batch API's uploaded and result files
+        self.batches: dict[str, dict] = {}
 
     def identify(self, prompt: str) -> str | None:
         """The row id of a prompt: registered prompts first, else a ``row <config>/<index>`` marker in it."""
@@ -160,9 +164,15 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _error(self, status: int, message: str, headers: dict | None = None) -> None:
-        kind = {400: "BadRequestError", 401: "Unauthorized", 404: "NotFoundError", 429: "RateLimitError"}
-        self._json(status, {"error": {"message": message, "type": kind.get(status, "InternalServerError"),
-                                      "param": None, "code": status}}, headers)
+        self._json(status, error_object(status, message), headers)
+
+    def _drop(self) -> bool:
+        """A server that is down drops the connection without answering (True: dropped)."""
+        if not self.server.state.down:
+            return False
+        self.close_connection = True
+        self.request.shutdown(2)
+        return True
 
     def _body(self) -> dict | None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -184,7 +194,11 @@ class Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ endpoints
 
     def do_GET(self):
+        if self._drop():
+            return None
         self._record(None)
+        if self.path.startswith(("/v1/batches/", "/v1/files/")):
+            return batch_api.get(self)
         if not self._authorized():
             return self._error(401, "Unauthorized")
         if self.path != "/v1/models":
@@ -197,6 +211,10 @@ class Handler(BaseHTTPRequestHandler):
         self._json(200, {"object": "list", "data": [card]})
 
     def do_POST(self):
+        if self._drop():
+            return None
+        if self.path in ("/v1/files", "/v1/batches"):
+            return batch_api.post(self)
         body = self._body()
         state = self.server.state
         if self.path == "/tokenize" and state.tokenize_enabled:
@@ -232,31 +250,11 @@ class Handler(BaseHTTPRequestHandler):
         self._json(200, {"count": count, "max_model_len": state.max_model_len, "tokens": tokens})
 
     def _complete(self, body: dict, chat: bool, row: str | None) -> None:
-        state = self.server.state
-        prompt_tokens = state.prompt_tokens(body, chat)
-        max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
-        if state.max_model_len is not None and prompt_tokens + max_tokens > state.max_model_len:
-            where = "messages" if chat else "prompt"
-            return self._error(400, f"This model's maximum context length is {state.max_model_len} tokens. However, you "
-                                    f"requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the {where}, "
-                                    f"{max_tokens} in the completion). Please reduce the length of the {where} or completion.")
-        scripted = state.replies.get(row or "") or state.default_reply(row)
-        stop = body.get("stop") or []
-        reply, finish, n = truncate(state, scripted, max_tokens, [stop] if isinstance(stop, str) else stop)
-        usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + n, "completion_tokens": n,
-                 "prompt_tokens_details": None}
+        status, obj, streamed = completion(self.server.state, body, chat, row)
+        if status != 200:
+            return self._json(status, obj)
         if body.get("stream"):
-            return self._stream(body, chat, reply, finish, usage)
-        if chat:
-            choice = {"index": 0, "message": {"role": "assistant", "content": reply.content,
-                                              "reasoning_content": reply.reasoning_content, "tool_calls": []},
-                      "logprobs": None, "finish_reason": finish, "stop_reason": None}
-            obj = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": state.model,
-                   "choices": [choice], "usage": usage}
-        else:
-            choice = {"index": 0, "text": reply.content, "logprobs": None, "finish_reason": finish, "stop_reason": None}
-            obj = {"id": "cmpl-1", "object": "text_completion", "created": 0, "model": state.model,
-                   "choices": [choice], "usage": usage}
+            return self._stream(body, chat, *streamed)
         self._json(200, obj)
 
     def _stream(self, body: dict, chat: bool, reply: Reply, finish: str, usage: dict) -> None:
@@ -288,6 +286,40 @@ class Handler(BaseHTTPRequestHandler):
     def _event(self, obj: dict) -> None:
         self.wfile.write(b"data: " + json.dumps(obj).encode() + b"\n\n")
         self.wfile.flush()
+
+
+def completion(state: ServerState, body: dict, chat: bool, row: str | None) -> tuple[int, dict, tuple]:
+    """(HTTP status, response or error object, (reply, finish, usage) for streaming) of one completion request."""
+    prompt_tokens = state.prompt_tokens(body, chat)
+    max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
+    if state.max_model_len is not None and prompt_tokens + max_tokens > state.max_model_len:
+        where = "messages" if chat else "prompt"
+        return 400, error_object(400, f"This model's maximum context length is {state.max_model_len} tokens. However, "
+                                      f"you requested {prompt_tokens + max_tokens} tokens ({prompt_tokens} in the {where}, "
+                                      f"{max_tokens} in the completion). Please reduce the length of the {where} or "
+                                      f"completion."), ()
+    scripted = state.replies.get(row or "") or state.default_reply(row)
+    stop = body.get("stop") or []
+    reply, finish, n = truncate(state, scripted, max_tokens, [stop] if isinstance(stop, str) else stop)
+    usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + n, "completion_tokens": n,
+             "prompt_tokens_details": None}
+    if chat:
+        choice = {"index": 0, "message": {"role": "assistant", "content": reply.content,
+                                          "reasoning_content": reply.reasoning_content, "tool_calls": []},
+                  "logprobs": None, "finish_reason": finish, "stop_reason": None}
+        obj = {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": state.model,
+               "choices": [choice], "usage": usage}
+    else:
+        choice = {"index": 0, "text": reply.content, "logprobs": None, "finish_reason": finish, "stop_reason": None}
+        obj = {"id": "cmpl-1", "object": "text_completion", "created": 0, "model": state.model,
+               "choices": [choice], "usage": usage}
+    return 200, obj, (reply, finish, usage)
+
+
+def error_object(status: int, message: str) -> dict:
+    """An OpenAI-style error body."""
+    kind = {400: "BadRequestError", 401: "Unauthorized", 404: "NotFoundError", 429: "RateLimitError"}
+    return {"error": {"message": message, "type": kind.get(status, "InternalServerError"), "param": None, "code": status}}
 
 
 def _split(text: str) -> list[str]:

@@ -39,15 +39,14 @@ def make_row(config: str, index: int, words: int = 40) -> dict:
 
 
 def write_export(root: Path, configs: dict[str, list[dict]]) -> Path:
-    """README.md with configs and features, data/<name>/test-<16 hex>.parquet, and a manifest.json."""
+    """README.md with configs, data/<name>/test-<16 hex>.parquet (the export's features), and a manifest.json."""
     root.mkdir(parents=True, exist_ok=True)
-    meta = {"configs": [], "dataset_info": []}
+    meta = {"configs": []}  # as the exporter writes it: configs and their files, no dataset_info
     for n, (name, rows) in enumerate(sorted(configs.items())):
         rel = f"data/{name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(datasets.Dataset.from_list(rows, features=FEATURES).data.table, root / rel, compression="zstd")
         meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
-        meta["dataset_info"].append({"config_name": name, **datasets.DatasetInfo(features=FEATURES)._to_yaml_dict()})
     text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# test export\n"
     (root / "README.md").write_text(text, encoding="utf-8")
     (root / "manifest.json").write_text(json.dumps({"format": "oneruler-export/1", "configs": sorted(configs)}) + "\n")
