@@ -23,7 +23,7 @@ def _accuracy_csv(head: list[str], keys: list, per_model: list[dict], models: li
         key_cells = [render_length(v) if isinstance(v, int) else v for v in key_cells]
         cells = [cells.get(key) for cells in per_model]
         rows.append(key_cells + [c.accuracy if c else None for c in cells]
-                    + [v for c in cells for v in ((c.interval.low, c.interval.high) if c and c.interval else (None, None))
+                    + [v for c in cells for v in (tuple(c.interval.as_list()) if c and c.interval else (None, None))
                        + ((c.counted if c else None),)])
     return csv_bytes(columns, rows)
 

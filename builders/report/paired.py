@@ -135,6 +135,11 @@ def pair_summary(cells: list[PairedCell]) -> str:
     overall = next(c for c in cells if c.scope == "overall")
     verdict = "significant" if overall.significant else "not significant"
     lines.append(f"  overall: {100 * overall.acc_a:.1f} vs {100 * overall.acc_b:.1f}, difference {100 * overall.diff:+.1f} "
-                 f"points [{100 * overall.ci_low:+.1f}, {100 * overall.ci_high:+.1f}], McNemar p = {overall.p_value:.3g} "
+                 f"points [{100 * overall.ci_low:+.1f}, {100 * overall.ci_high:+.1f}], McNemar p {_p_text(overall.p_value)} "
                  f"({verdict})")
     return "\n".join(lines)
+
+
+def _p_text(p: float) -> str:
+    """``= 0.0123``, or ``< 1e-300`` where the float underflowed."""
+    return f"= {p:.3g}" if p > 0 else "< 1e-300"

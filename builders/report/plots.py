@@ -9,6 +9,7 @@ are wrapped to the figure's width so that none is clipped.
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -47,9 +48,11 @@ def _png(fig) -> bytes:
 
 
 def wrap_title(title: str, width_inches: float, fontsize: float = 10) -> str:
-    """The title broken into lines that fit ``width_inches`` (about 0.55 em per character)."""
-    per_line = max(20, int(width_inches * 72 / (fontsize * 0.55)))
-    return "\n".join(textwrap.wrap(title, per_line, break_on_hyphens=False))
+    """The title broken into lines that fit ``width_inches`` (about 0.6 em per character); a number stays with
+    its unit or relation ("95 %", "20 points", "q ≥ 0.05")."""
+    per_line = max(20, int(width_inches * 72 / (fontsize * 0.6)))
+    kept = re.sub(r"(\d) (%|points)", "\\1\u00a0\\2", re.sub(r" ([≥<>=]) ", "\u00a0\\1\u00a0", title))
+    return "\n".join(textwrap.wrap(kept, per_line, break_on_hyphens=False))
 
 
 def _text_colour(rgba) -> str:
@@ -154,7 +157,7 @@ def depth_png(cells, title: str) -> bytes:
     cmap = matplotlib.colormaps["RdYlGn"]
     for k, (task, (lengths, bins, accuracy, counted)) in enumerate(panels.items()):
         ax = fig.add_subplot(rows, columns, k + 1)
-        grid = [[GridCell(None, "none") if a is None else GridCell(100 * a, f"{100 * a:.0f}") for a in line]
+        grid = [[GridCell(None, "no needle") if a is None else GridCell(100 * a, f"{100 * a:.0f}") for a in line]
                 for line in accuracy]
         _draw_grid(ax, grid, cmap, 0, 100, fontsize=7)
         ax.set_xticks(range(len(lengths)), lengths, fontsize=8)
@@ -162,7 +165,7 @@ def depth_png(cells, title: str) -> bytes:
         ax.set_xlabel("context length", fontsize=8)
         ax.set_ylabel("needle depth (%)", fontsize=8)
         total = sum(map(sum, counted))
-        ax.set_title(f"{task} ({total} needles)", fontsize=9)
+        ax.set_title(f"{task} ({total} needle{'' if total == 1 else 's'})", fontsize=9)
     fig.suptitle(wrap_title(title, width, 10), fontsize=10)
     return _png(fig)
 
