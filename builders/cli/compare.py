@@ -1,6 +1,6 @@
-"""``oneruler compare REPORT_DIR [REPORT_DIR ...] --out DIR``: models side by side, paper-style figures.
+"""``oneruler compare REPORT_DIR [REPORT_DIR ...] --out DIR``: models side by side, paired tests, paper-style figures.
 
-Exit codes: 0 written; 2 bad input (a folder without scores.json, an unreadable report).
+Exit codes: 0 written; 2 bad input (a folder without scores.json or examples.jsonl, an unreadable report).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .handler import cli_errors
+from .options import depth_bins_option, threshold_option
 
 
 @click.command("compare")
@@ -17,13 +18,18 @@ from .handler import cli_errors
                 type=click.Path(file_okay=False, path_type=Path))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for the tables (CSV, Markdown) and figures (PNG).")
+@threshold_option
+@depth_bins_option
 @cli_errors
-def compare_command(report_dirs: tuple[Path, ...], out_dir: Path) -> None:
-    """Compare report folders of `oneruler score` (one per model): tables by task × length and by language,
-    per-model heatmaps and language-group curves, and "none" errors by language."""
-    from ..report.compare import load_reports, write_comparison
+def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int) -> None:
+    """Compare report folders of `oneruler score` (one per model): tables by task × length and by language with
+    95 % intervals, effective context lengths, paired tests of every pair of models that scored the same rows
+    (paired.csv, difference heatmaps), per-model heatmaps, depth heatmaps, language-group curves, and "none"
+    errors by language."""
+    from ..report.compare import load_reports
+    from ..report.comparison import write_comparison
 
-    reports = load_reports(list(report_dirs))
+    reports = load_reports(list(report_dirs), threshold / 100, depth_bins)
     text, written = write_comparison(reports, out_dir)
     click.echo(text)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")

@@ -32,6 +32,12 @@ quiet_option = click.option("--quiet", is_flag=True, help="No progress output.")
 full_count_option = click.option(
     "--full-count", is_flag=True,
     help="Tokenise every candidate prompt whole instead of counting it by construction (same rows, slower).")
+threshold_option = click.option(
+    "--threshold", default=85.6, show_default=True, type=click.FloatRange(0, 100), metavar="PERCENT",
+    help="Accuracy the absolute effective context length must keep (RULER: 85.6, Llama-2-7B at 4K).")
+depth_bins_option = click.option(
+    "--depth-bins", default=10, show_default=True, type=click.IntRange(1, 100),
+    help="Equal bins of needle depth (0-100 %%) in depth.csv and depth.png.")
 datasets_cache_option = click.option(
     "--hub-cache", "--datasets-cache", "datasets_cache", default=None, metavar="DIR",
     help="Where files of a Hub dataset are downloaded [default: the Hugging Face cache] (--datasets-cache: old name).")

@@ -123,10 +123,11 @@ def run_command(**options) -> None:
         fail(f"{result.failed} row(s) failed, more than --max-failed {settings.max_failed} allows ({result.failure_limit}); "
              f"the run stopped. Last error: {result.last_error}. Rerun to resume; --retry-failed resends failures", 1)
     if options["report_dir"] is not None:
-        from .score import score_and_report
+        from ..report.pipeline import score_and_report
+        from ..run.store import read_meta
 
-        score_and_report(settings.out, settings.rows.dataset, options["report_dir"], datasets_cache=settings.rows.hub_cache,
-                         allow_partial=True)
+        score_and_report(settings.out, settings.rows.dataset, options["report_dir"], meta=read_meta(settings.out),
+                         datasets_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
 
 
 def _print_plan(result, price_in, price_out, skip_overlong) -> None:

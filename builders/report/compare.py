@@ -1,63 +1,60 @@
 """``oneruler compare``: several report folders (one per model) side by side, with the paper's figures.
 
-Reads each folder's ``scores.json`` (per-config passed/counted, and the run's meta for the model
-name) and ``examples.jsonl`` (error categories). Accuracies are micro averages (passed / counted)
-over the configs pooled, as in the paper. Language groups (paper §1, Table 2): low-resource =
-fewer than 250K Wikipedia articles (hi, st, sw, ta), Latin script = ``script == "Latin"``;
-cross-lingual configs (``ko-en``) are left out of the groups and the heatmap.
+Reads each folder's ``scores.json`` (options, the run's meta for the model name, the dataset's
+identity) and ``examples.jsonl`` (every row's outcome) back into the same ``Report`` that
+``oneruler score`` computed, so every table, interval and heatmap is computed by the same code.
+Accuracies are micro averages (passed / counted) over the rows pooled, as in the paper. Language
+groups (paper §1, Table 2): low-resource = fewer than 250K Wikipedia articles (hi, st, sw, ta),
+Latin script = ``script == "Latin"``; cross-lingual configs (``ko-en``) are left out of the groups.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..base.errors import OneRulerError
-from ..base.files import atomic_write_bytes
 from ..scoring import core as scoring
 from ..spec.configs import render_length
 from ..spec.languages import LANGUAGES
-from .aggregate import task_rank
-from .render import csv_bytes, render_rows
+from .aggregate import ABSOLUTE_THRESHOLD, Report, task_rank
+from .depth import DEPTH_BINS
+from .documents import ScoresDocument, read_examples, read_scores
+from .records import ScoringOptions
 
-NONE_TASK = "s_niah"
-NONE_LENGTHS = (64_000, 128_000)  # Figures 18-19: S-NIAH at long context
+NONE_ERRORS_TASK = "s_niah"  # the task whose "none" answers Figures 18-19 count
+NONE_ERRORS_LENGTHS = (64_000, 128_000)  # Figures 18-19: S-NIAH at long context
 
 
 @dataclass
 class ModelReport:
-    """One report folder: its label, the groups of scores.json and the examples."""
+    """One report folder: its label, its scores.json and the Report rebuilt from its examples."""
 
     label: str
     path: Path
-    groups: list[dict]
-    examples: list[dict] = field(default_factory=list)
+    document: ScoresDocument
+    report: Report
 
 
-def load_report(path: Path) -> ModelReport:
+def load_report(path: Path, threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS) -> ModelReport:
     """A report folder written by ``oneruler score``; the label is the run's model, else the folder name."""
     path = Path(path)
-    scores = path / "scores.json"
-    if not scores.is_file():
-        raise OneRulerError(f"{path}: no scores.json; give report folders written by `oneruler score` or `run --report`")
-    try:
-        data = json.loads(scores.read_text(encoding="utf-8"))
-        groups = data["groups"]
-        examples_path = path / "examples.jsonl"
-        examples = [json.loads(line) for line in examples_path.read_text(encoding="utf-8").splitlines() if line.strip()] \
-            if examples_path.is_file() else []
-    except (ValueError, KeyError, TypeError) as exc:
-        raise OneRulerError(f"{path}: unreadable report ({type(exc).__name__}: {exc})") from None
-    label = ((data.get("run") or {}).get("model")) or path.name
-    return ModelReport(str(label), path, groups, examples)
+    document = read_scores(path)
+    options = document.options
+    scoring_options = ScoringOptions(options.get("strict", False), options.get("truncation", "paper"),
+                                     options.get("missing", "paper"), options.get("strip_think", True),
+                                     options.get("answer_tag", False))
+    report = Report(scoring_options, read_examples(path), threshold=threshold, depth_bins=depth_bins,
+                    dataset=document.dataset)
+    if not report.records:
+        raise OneRulerError(f"{path}: examples.jsonl holds no example")
+    return ModelReport(str(document.model or path.name), path, document, report)
 
 
-def load_reports(paths: list[Path]) -> list[ModelReport]:
+def load_reports(paths: list[Path], threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS) -> list[ModelReport]:
     """Every folder, labels made unique (``model (folder)`` when two share a model name)."""
-    reports = [load_report(p) for p in paths]
+    reports = [load_report(p, threshold, depth_bins) for p in paths]
     labels = [r.label for r in reports]
     for r in reports:
         if labels.count(r.label) > 1:
@@ -67,41 +64,29 @@ def load_reports(paths: list[Path]) -> list[ModelReport]:
     return reports
 
 
-def accuracy(groups: list[dict]) -> float | None:
-    """Micro-averaged accuracy of some config groups (None when nothing is counted)."""
-    counted = sum(g["counted"] for g in groups)
-    return sum(g["passed"] for g in groups) / counted if counted else None
+def task_length_table(reports: list[ModelReport]):
+    """(keys, per model {key: Cell}): every task × length, then "all" per length."""
+    per_model = []
+    for r in reports:
+        cells = dict(r.report.columns.cells(("task", "length")))
+        cells.update({("all", k[0]): c for k, c in r.report.columns.cells(("length",)).items()})
+        per_model.append(cells)
+    keys = {k for cells in per_model for k in cells}
+    order = sorted(keys, key=lambda k: (k[0] == "all", task_rank(k[0]) if k[0] != "all" else (0,), k[1]))
+    return order, per_model
 
 
-def task_length_rows(reports: list[ModelReport]) -> list[list[Any]]:
-    """[task, length, accuracy of each model ...] for every task × length, then "all" per length."""
-    keys = sorted({(g["task"], g["length"]) for r in reports for g in r.groups}, key=lambda k: (task_rank(k[0]), k))
-    lengths = sorted({k[1] for k in keys})
-    rows = [[task, render_length(n)] + [accuracy([g for g in r.groups if (g["task"], g["length"]) == (task, n)])
-                                         for r in reports] for task, n in keys]
-    rows += [["all", render_length(n)] + [accuracy([g for g in r.groups if g["length"] == n]) for r in reports]
-             for n in lengths]
-    return rows
-
-
-def language_rows(reports: list[ModelReport]) -> list[list[Any]]:
-    """[language, accuracy of each model ...] (all tasks and lengths pooled), then "all"."""
-    languages = sorted({g["language"] for r in reports for g in r.groups}, key=lambda x: ("-" in x, x))
-    rows = [[lang] + [accuracy([g for g in r.groups if g["language"] == lang]) for r in reports] for lang in languages]
-    return rows + [["all"] + [accuracy(r.groups) for r in reports]]
-
-
-def heatmap_cells(report: ModelReport) -> tuple[list[str], list[str], list[list[float | None]], str]:
-    """(languages by accuracy, lengths, accuracy[language][length], scope): NIAH tasks pooled (paper Fig. 3)."""
-    groups = [g for g in report.groups if g["language"] in LANGUAGES]
-    niah = [g for g in groups if scoring.is_niah(g["task"])]
-    niah, scope = (niah, "NIAH tasks") if niah else (groups, "all tasks")
-    lengths = sorted({g["length"] for g in niah})
-    overall = {lang: accuracy([g for g in niah if g["language"] == lang]) for lang in {g["language"] for g in niah}}
-    languages = sorted(overall, key=lambda lang: (-(overall[lang] or 0.0), lang))
-    matrix = [[accuracy([g for g in niah if g["language"] == lang and g["length"] == n]) for n in lengths]
-              for lang in languages]
-    return languages, [render_length(n) for n in lengths], matrix, scope
+def language_table(reports: list[ModelReport]):
+    """(keys, per model {key: Cell}): every language (all tasks and lengths pooled), then "all"."""
+    per_model = []
+    for r in reports:
+        cells = {k[0]: c for k, c in r.report.columns.cells(("language",)).items()}
+        overall = r.report.overall_cell()
+        if overall is not None:
+            cells["all"] = overall
+        per_model.append(cells)
+    keys = sorted({k for cells in per_model for k in cells}, key=lambda x: (x == "all", "-" in x, x))
+    return keys, per_model
 
 
 LANGUAGE_GROUPS = {
@@ -114,12 +99,13 @@ LANGUAGE_GROUPS = {
 
 def group_curves(report: ModelReport) -> tuple[list[str], dict[str, list[float | None]]]:
     """(lengths, group → accuracy per length) over all tasks, for the four language groups."""
-    groups = [g for g in report.groups if g["language"] in LANGUAGES]
-    lengths = sorted({g["length"] for g in groups})
+    columns = report.report.columns
+    lengths = sorted({r.length for r in report.report.records if r.language in LANGUAGES})
     curves = {}
     for name, member in LANGUAGE_GROUPS.items():
-        inside = [g for g in groups if member(LANGUAGES[g["language"]])]
-        curves[name] = [accuracy([g for g in inside if g["length"] == n]) for n in lengths]
+        where = columns.mask("language", lambda code: code in LANGUAGES and member(LANGUAGES[code]))
+        cells = {k[0]: c for k, c in columns.cells(("length",), where).items()}
+        curves[name] = [cells[n].accuracy if n in cells else None for n in lengths]
     return [render_length(n) for n in lengths], curves
 
 
@@ -129,14 +115,14 @@ def none_errors(reports: list[ModelReport]) -> tuple[list[str], dict[str, list[i
     S-NIAH examples in the accuracy whose category is ``none_when_present``, at 64K and 128K when
     the reports have them, else at every length they have.
     """
-    examples = [(r.label, e) for r in reports for e in r.examples
-                if e.get("task") == NONE_TASK and e.get("counted") and e.get("language") in LANGUAGES]
-    long_ones = [(m, e) for m, e in examples if e.get("length") in NONE_LENGTHS]
+    examples = [(r.label, e) for r in reports for e in r.report.scored
+                if e.task == NONE_ERRORS_TASK and e.score.counted and e.language in LANGUAGES]
+    long_ones = [(m, e) for m, e in examples if e.length in NONE_ERRORS_LENGTHS]
     chosen = long_ones or examples
-    lengths = sorted({e["length"] for _, e in chosen})
-    languages = sorted({e["language"] for _, e in chosen})
-    counts = {r.label: [sum(1 for m, e in chosen if m == r.label and e["language"] == lang
-                            and e.get("category") == "none_when_present") for lang in languages] for r in reports}
+    lengths = sorted({e.length for _, e in chosen})
+    languages = sorted({e.language for _, e in chosen})
+    counts = {r.label: [sum(1 for m, e in chosen if m == r.label and e.language == lang
+                            and e.score.category == "none_when_present") for lang in languages] for r in reports}
     scope = f"S-NIAH at {', '.join(render_length(n) for n in lengths)}" if lengths else "no S-NIAH examples"
     return languages, counts, scope
 
@@ -146,28 +132,6 @@ def slug(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model"
 
 
-def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:
-    """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed tables and the files."""
-    from .plots import group_curves_png, language_heatmap_png, none_errors_png
-
-    models = [r.label for r in reports]
-    tl_head, lang_head = ["task", "length", *models], ["language", *models]
-    tl_rows, lang_rows = task_length_rows(reports), language_rows(reports)
-    text = (f"accuracy (%) by task and length\n{render_rows(tl_head, tl_rows)}\n\n"
-            f"accuracy (%) by language (all tasks and lengths)\n{render_rows(lang_head, lang_rows)}")
-    markdown = (f"# ONERULER comparison\n\n## Accuracy (%) by task and length\n\n{render_rows(tl_head, tl_rows, True)}\n\n"
-                f"## Accuracy (%) by language\n\n{render_rows(lang_head, lang_rows, True)}\n")
-    files: dict[str, bytes] = {"by_task_length.csv": csv_bytes(tl_head, tl_rows), "by_language.csv": csv_bytes(lang_head, lang_rows),
-                               "compare.md": markdown.encode("utf-8")}
-    for r in reports:
-        languages, lengths, matrix, scope = heatmap_cells(r)
-        files[f"heatmap-{slug(r.label)}.png"] = language_heatmap_png(languages, lengths, matrix,
-                                                                     f"{r.label}: accuracy (%) on {scope}")
-        lengths, curves = group_curves(r)
-        files[f"groups-{slug(r.label)}.png"] = group_curves_png(lengths, curves, r.label)
-    languages, counts, scope = none_errors(reports)
-    files["none-errors.png"] = none_errors_png(languages, counts, scope)
-    out_dir = Path(out_dir)
-    for name, data in files.items():
-        atomic_write_bytes(out_dir / name, data)
-    return text, [out_dir / name for name in files]
+def is_niah_task(task: str) -> bool:
+    """The tasks pooled in heatmaps and difference heatmaps (NIAH, as paper Fig. 3)."""
+    return scoring.is_niah(task)

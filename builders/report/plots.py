@@ -1,13 +1,34 @@
-"""Figures of a report, drawn with matplotlib's object API (no global pyplot state)."""
+"""Figures of a report, drawn with matplotlib's object API (no global pyplot state).
+
+Every grid (accuracy heatmaps, depth heatmaps, difference heatmaps) is drawn by ``_draw_grid``:
+value labels white on dark cells and black on light ones, cells with rows but nothing counted
+hatched and labelled with the reason (``50 cut``), cells without rows hatched ``no rows``; titles
+are wrapped to the figure's width so that none is clipped.
+"""
 
 from __future__ import annotations
 
 import io
+import re
+import textwrap
+from dataclasses import dataclass
 
-from .aggregate import Report
+from .aggregate import HeatmapGrid, Report
 
 # One colour per line or bar series (matplotlib's tab10 order), markers for print in grey.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+WIDE_INTERVAL = 0.20  # cells whose 95 % interval is wider than 20 points are marked
+EMPTY_COLOUR = "#f2f2f2"
+
+
+@dataclass
+class GridCell:
+    """What one grid cell shows: a value (None: empty), its label, and whether it is drawn muted."""
+
+    value: float | None
+    label: str
+    muted: bool = False
+    bold: bool = False
 
 
 def _figure(width: float, height: float):
@@ -26,33 +47,144 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def language_heatmap_png(languages: list[str], lengths: list[str], matrix: list[list[float | None]], title: str) -> bytes:
-    """Accuracy (%) by language (rows) × length (columns) as a heatmap PNG; grey cells have no examples."""
-    import matplotlib
-    import numpy as np
+def wrap_title(title: str, width_inches: float, fontsize: float = 10) -> str:
+    """The title broken into lines that fit ``width_inches`` (about 0.6 em per character); a number stays with
+    its unit or relation ("95 %", "20 points", "q ≥ 0.05")."""
+    per_line = max(20, int(width_inches * 72 / (fontsize * 0.6)))
+    kept = re.sub(r"(\d) (%|points)", "\\1\u00a0\\2", re.sub(r" ([≥<>=]) ", "\u00a0\\1\u00a0", title))
+    return "\n".join(textwrap.wrap(kept, per_line, break_on_hyphens=False))
 
-    values = np.array([[np.nan if v is None else 100 * v for v in row] for row in matrix], dtype=float)
-    fig = _figure(1.1 * len(lengths) + 2.8, 0.32 * len(languages) + 1.6)
+
+def _text_colour(rgba) -> str:
+    r, g, b = rgba[:3]
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+
+
+def _draw_grid(ax, cells: list[list[GridCell]], cmap, vmin: float, vmax: float, fontsize: float = 8):
+    """An image of the values, labels in readable colours, empty cells hatched, muted ones pale; returns the image.
+
+    The labels lie inside the axes, so they are left out of the layout computation (which would
+    otherwise measure every one of them before drawing them again)."""
+    import numpy as np
+    from matplotlib.colors import Normalize
+    from matplotlib.patches import Rectangle
+
+    norm = Normalize(vmin, vmax)
+    values = np.array([[np.nan if c.value is None else c.value for c in row] for row in cells], dtype=float)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap.with_extremes(bad=EMPTY_COLOUR), norm=norm, aspect="auto")
+    colours = cmap(np.clip((np.nan_to_num(values) - vmin) / (vmax - vmin), 0, 1))  # every cell's colour at once
+    artists = []
+    for i, row in enumerate(cells):
+        for j, cell in enumerate(row):
+            if cell.value is None:
+                artists.append(ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
+                                                      edgecolor="#b0b0b0", lw=0)))
+                artists.append(ax.text(j, i, cell.label, ha="center", va="center", fontsize=fontsize - 1,
+                                       color="#505050", bbox=dict(facecolor=EMPTY_COLOUR, edgecolor="none", pad=1)))
+                continue
+            colour = "#808080" if cell.muted else _text_colour(colours[i, j])
+            if cell.muted:
+                artists.append(ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="white", alpha=0.75,
+                                                      edgecolor="none")))
+            artists.append(ax.text(j, i, cell.label, ha="center", va="center", fontsize=fontsize, color=colour,
+                                   fontweight="bold" if cell.bold else "normal"))
+    for artist in artists:
+        artist.set_in_layout(False)
+    return image
+
+
+def accuracy_cells(grid: HeatmapGrid) -> list[list[GridCell]]:
+    """The heatmap's cells: accuracy %, ``*`` on intervals wider than 20 points, the reason on empty cells."""
+    out = []
+    for row in grid.cells:
+        line = []
+        for cell in row:
+            if cell is None:
+                line.append(GridCell(None, "no rows"))
+            elif cell.accuracy is None:
+                line.append(GridCell(None, cell.short_reason()))
+            else:
+                wide = cell.interval is not None and cell.interval.width > WIDE_INTERVAL
+                line.append(GridCell(100 * cell.accuracy, f"{100 * cell.accuracy:.0f}" + ("*" if wide else "")))
+        out.append(line)
+    return out
+
+
+def language_heatmap_png(grid: HeatmapGrid, title: str) -> bytes:
+    """Accuracy (%) by language (rows) × length (columns) as a heatmap PNG, with the sample size in the title."""
+    return _png(language_heatmap_figure(grid, title))
+
+
+def language_heatmap_figure(grid: HeatmapGrid, title: str):
+    """The figure of ``language_heatmap_png``."""
+    import matplotlib
+
+    counts = sorted(c.counted for row in grid.cells for c in row if c is not None and c.counted)
+    width = 1.1 * len(grid.lengths) + 3.2
+    fig = _figure(width, 0.32 * len(grid.languages) + 2.0)
     ax = fig.add_subplot()
-    cmap = matplotlib.colormaps["RdYlGn"].with_extremes(bad="#dddddd")  # grey: no examples in this cell
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=100, aspect="auto")
-    ax.set_xticks(range(len(lengths)), lengths)
-    ax.set_yticks(range(len(languages)), languages)
+    image = _draw_grid(ax, accuracy_cells(grid), matplotlib.colormaps["RdYlGn"], 0, 100)
+    ax.set_xticks(range(len(grid.lengths)), grid.lengths)
+    ax.set_yticks(range(len(grid.languages)), grid.languages)
     ax.set_xlabel("context length")
-    ax.set_title(title, fontsize=10)
-    for i, row in enumerate(values):
-        for j, v in enumerate(row):
-            if not np.isnan(v):
-                ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=8)
+    size = f"{counts[0]}–{counts[-1]}" if counts and counts[0] != counts[-1] else (str(counts[0]) if counts else "0")
+    hatched = any(c is None or c.accuracy is None for row in grid.cells for c in row)
+    ax.set_title(wrap_title(f"{title}. Counted rows per cell: {size}; * = 95 % interval wider than "
+                            f"{100 * WIDE_INTERVAL:.0f} points" + ("; hatched: nothing counted (cut = finish_reason "
+                                                                   "length, null = no response)" if hatched else ""),
+                            width), fontsize=9)
     fig.colorbar(image, ax=ax, fraction=0.05)
-    return _png(fig)
+    return fig
 
 
 def heatmap_png(report: Report) -> bytes:
     """A paper-Figure-3-style heatmap (accuracy % by language x length) as PNG bytes."""
-    languages, lengths, matrix, scope = report.heatmap_matrix()
-    title = f"Accuracy (%) on {scope}" + (" — strict" if report.strict else "")
-    return language_heatmap_png(languages, lengths, matrix, title)
+    grid = report.heatmap()
+    return language_heatmap_png(grid, f"Accuracy (%) on {grid.scope}" + (", strict" if report.strict else ""))
+
+
+def depth_png(cells, title: str) -> bytes:
+    """Length × depth heatmaps (depth on the y axis, 0 % at the top), one panel per task, pooled over languages."""
+    import matplotlib
+
+    from .depth import depth_grid
+
+    panels = depth_grid(cells)
+    columns = min(3, len(panels))
+    rows = (len(panels) + columns - 1) // columns
+    width = 3.4 * columns + 1.0
+    fig = _figure(width, 3.6 * rows + 0.6)
+    cmap = matplotlib.colormaps["RdYlGn"]
+    for k, (task, (lengths, bins, accuracy, counted)) in enumerate(panels.items()):
+        ax = fig.add_subplot(rows, columns, k + 1)
+        grid = [[GridCell(None, "no needle") if a is None else GridCell(100 * a, f"{100 * a:.0f}") for a in line]
+                for line in accuracy]
+        _draw_grid(ax, grid, cmap, 0, 100, fontsize=7)
+        ax.set_xticks(range(len(lengths)), lengths, fontsize=8)
+        ax.set_yticks(range(len(bins)), bins, fontsize=7)
+        ax.set_xlabel("context length", fontsize=8)
+        ax.set_ylabel("needle depth (%)", fontsize=8)
+        total = sum(map(sum, counted))
+        ax.set_title(f"{task} ({total} needle{'' if total == 1 else 's'})", fontsize=9)
+    fig.suptitle(wrap_title(title, width, 10), fontsize=10)
+    return _png(fig)
+
+
+def difference_png(grid: list[list[GridCell]], languages: list[str], lengths: list[str], title: str) -> bytes:
+    """Paired differences (points) by language × length; non-significant cells muted (pale, grey labels)."""
+    import matplotlib
+
+    width = 1.1 * len(lengths) + 3.2
+    fig = _figure(width, 0.32 * len(languages) + 2.0)
+    ax = fig.add_subplot()
+    extent = max([abs(c.value) for row in grid for c in row if c.value is not None] + [10.0])
+    image = _draw_grid(ax, grid, matplotlib.colormaps["RdBu"], -extent, extent)
+    ax.set_xticks(range(len(lengths)), lengths)
+    ax.set_yticks(range(len(languages)), languages)
+    ax.set_xlabel("context length")
+    ax.set_title(wrap_title(title, width), fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.05, label="difference (points)")
+    return _png(fig)
 
 
 def group_curves_png(lengths: list[str], curves: dict[str, list[float | None]], model: str) -> bytes:
@@ -71,7 +203,7 @@ def group_curves_png(lengths: list[str], curves: dict[str, list[float | None]], 
         ax.set_ylim(0, 100)
         ax.set_xlabel("context length")
         ax.set_ylabel("accuracy (%), all tasks")
-        ax.set_title(f"{model}: by {what}", fontsize=10)
+        ax.set_title(wrap_title(f"{model}: by {what}", 4.5), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="lower left")
     return _png(fig)
@@ -79,20 +211,31 @@ def group_curves_png(lengths: list[str], curves: dict[str, list[float | None]], 
 
 def none_errors_png(languages: list[str], counts: dict[str, list[int]], scope: str) -> bytes:
     """Bars: how often each model answered "none" although the needle was there, per language (paper Figs. 18–19)."""
+    return _png(none_errors_figure(languages, counts, scope))
+
+
+def none_errors_figure(languages: list[str], counts: dict[str, list[int]], scope: str):
+    """The figure of ``none_errors_png``."""
     import numpy as np
 
-    fig = _figure(max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2), 4)
+    width = max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2)
+    fig = _figure(width, 4)
     ax = fig.add_subplot()
-    width = 0.8 / max(1, len(counts))
+    bar = 0.8 / max(1, len(counts))
     x = np.arange(len(languages))
     for n, (model, values) in enumerate(counts.items()):
-        ax.bar(x + (n - (len(counts) - 1) / 2) * width, values, width, label=model)
+        ax.bar(x + (n - (len(counts) - 1) / 2) * bar, values, bar, label=model)
+    highest = max([v for values in counts.values() for v in values] + [0])
+    ax.set_ylim(0, max(1, highest) * 1.1)  # never an axis around 0 when nothing was counted
+    if highest == 0:
+        ax.text(0.5, 0.5, 'no "none" answer where a needle was present', transform=ax.transAxes,
+                ha="center", va="center", fontsize=10, color="#505050")
     ax.set_xticks(x, languages)
     ax.set_xlabel("language")
     ax.set_ylabel('"none" answers with the needle present')
-    ax.set_title(f'"None" errors by language ({scope})', fontsize=10)
+    ax.set_title(wrap_title(f'"None" errors by language ({scope})', width), fontsize=10)
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.grid(axis="y", alpha=0.3)
     if counts:
         ax.legend(fontsize=8)
-    return _png(fig)
+    return fig

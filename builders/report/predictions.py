@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 from ..base.errors import OneRulerError, problems_error
 from ..spec.ids import check_id, config_of
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
-UNSCORED_STATUSES = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
+LineStatus = Literal["ok", "failed", "skipped"]  # what `oneruler run` records per line
+UNSCORED_STATUSES: tuple[LineStatus, ...] = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
 
 
 @dataclass
@@ -29,7 +31,7 @@ class Prediction:
     prediction: str | None
     finish_reason: str | None
     line: int
-    status: str | None = None  # `oneruler run`'s "ok", "failed" or "skipped"; None: another writer
+    status: LineStatus | None = None  # None: another writer (or a status this version does not know)
 
 
 def is_lm_eval_sample(obj: dict) -> bool:
@@ -85,7 +87,7 @@ def parse_line(raw: bytes, number: int) -> Prediction:
     if reason is not None and not isinstance(reason, str):
         raise ValueError(f"line {number} (id {ident!r}): 'finish_reason' must be a string or null")
     status = obj.get("status")
-    return Prediction(ident, text, reason, number, status if isinstance(status, str) else None)
+    return Prediction(ident, text, reason, number, status if status in get_args(LineStatus) else None)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:

@@ -8,6 +8,7 @@ from ..base.errors import OneRulerError, problems_error
 from ..scoring import core as scoring
 from ..spec.configs import render_length
 from ..spec.ids import id_order
+from .depth import needle_hits
 from .predictions import Prediction
 
 
@@ -16,27 +17,41 @@ class ScoringOptions:
     """How outputs are scored (the paper's metric by default; see docs/scoring.md)."""
 
     strict: bool = False
-    truncation: str = "paper"
-    missing: str = "paper"
+    truncation: scoring.TruncationPolicy = "paper"
+    missing_policy: scoring.MissingPolicy = "paper"
     strip_think: bool = True
     answer_tag: bool = False
 
     def kwargs(self) -> dict:
         """Keyword arguments of ``scoring.score_example`` (strictness excepted)."""
-        return dict(truncation=self.truncation, missing=self.missing, strip_think=self.strip_think,
+        return dict(truncation=self.truncation, missing=self.missing_policy, strip_think=self.strip_think,
                     answer_tag=self.answer_tag)
+
+    def as_json(self) -> dict:
+        """The ``options`` of scores.json (``missing``: the ``--missing-policy``)."""
+        return {"strict": self.strict, "truncation": self.truncation, "missing": self.missing_policy,
+                "strip_think": self.strip_think, "answer_tag": self.answer_tag}
+
+    def answer_text(self, pred: Prediction) -> str | None:
+        """The text the rules score of a prediction (None: null, or cut and treated as unanswered by the policies)."""
+        cut = pred.finish_reason == "length" and (self.missing_policy == "upstream" or self.truncation != "score")
+        if pred.prediction is None or cut:
+            return None
+        return scoring.extract_answer(pred.prediction, strip_think=self.strip_think, answer_tag=self.answer_tag)
 
 
 # The score of a row with no prediction line: a run that did not finish, never in any accuracy.
-MISSING_LINE = scoring.ExampleScore(False, 0.0, "no_answer", counted=False, status="missing")
+NO_LINE_SCORE = scoring.ExampleScore(False, 0.0, "no_answer", counted=False, status="missing")
 
 
 @dataclass(frozen=True)
 class Record:
     """A dataset row joined to its prediction and scored (``paper`` is ``score`` unless strict).
 
-    ``missing``: the predictions file has no line for this row (an unfinished run); such records
-    enter no accuracy and make their config partial.
+    ``no_line``: the predictions file has no line for this row (an unfinished run); such records
+    enter no accuracy and make their config partial. ``index``: the row's example index (rows of
+    one index share their draws across languages). ``needle_hits``: (depth %, retrieved) of each
+    queried needle of a counted NIAH row (docs/scoring.md, "Accuracy by depth").
     """
 
     id: str
@@ -49,7 +64,9 @@ class Record:
     finish_reason: str | None
     score: scoring.ExampleScore
     paper: scoring.ExampleScore
-    missing: bool = False
+    no_line: bool = False
+    index: int = 0
+    needle_hits: tuple[tuple[float, bool], ...] = ()
 
     @property
     def length_label(self) -> str:
@@ -74,12 +91,12 @@ def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
     if unknown:
         raise problems_error(unknown, "prediction id(s) not in the dataset")
     records = []
-    for ident in sorted(rows, key=id_order):
+    for _, index, ident in sorted(map(id_order, rows)):
         row = rows[ident]
         head = (ident, row["config"], row["task"], language_label(row), row["length"], row["tokenizer"])
         pred = predictions.get(ident)
         if pred is None:
-            records.append(Record(*head, None, None, MISSING_LINE, MISSING_LINE, missing=True))
+            records.append(Record(*head, None, None, NO_LINE_SCORE, NO_LINE_SCORE, no_line=True, index=index))
             continue
         kwargs = dict(needles=row["needles"], finish_reason=pred.finish_reason, **options.kwargs())
         args = (pred.prediction, row["answers"], row["task"], row["instruction_language"])
@@ -88,5 +105,6 @@ def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
             paper = scoring.score_example(*args, strict=False, **kwargs) if options.strict else score
         except ValueError as exc:
             raise OneRulerError(f"row {ident!r}: {exc}") from None
-        records.append(Record(*head, pred.prediction, pred.finish_reason, score, paper))
+        hits = needle_hits(row, score, lambda: options.answer_text(pred))
+        records.append(Record(*head, pred.prediction, pred.finish_reason, score, paper, index=index, needle_hits=hits))
     return records

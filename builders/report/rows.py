@@ -11,15 +11,14 @@ ROW_COLUMNS = ("id", "config", "task", "context_language", "instruction_language
                "answers", "needles")
 
 
-def load_rows(dataset: str, configs: dict[str, Prediction], cache_dir: str | None = None,
-              revision: str | None = None) -> dict[str, dict]:
+def load_rows(source: DatasetSource, configs: dict[str, Prediction]) -> dict[str, dict]:
     """Rows (only the columns scoring needs) of the given configs, keyed by id.
 
     ``configs`` maps each config name to the first prediction that refers to it (for messages).
-    A Hub repo is read at one commit: ``revision`` (None: main) is pinned to its sha first, so the
-    card and the rows cannot come from two commits; ``cache_dir`` is where Hub files are downloaded.
+    ``source`` is opened once by the caller (a Hub repo pinned to one commit), so the card, the
+    rows and the identity recorded in the report come from one commit.
     """
-    source = DatasetSource.open(dataset, revision, "a revision", hub_cache=cache_dir)
+    dataset = source.name
     mapping = source.configs()
     unknown = [f"config {c!r} (line {p.line}, id {p.id!r})" for c, p in configs.items() if c not in mapping]
     if unknown:

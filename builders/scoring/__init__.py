@@ -10,6 +10,9 @@ from .core import (  # noqa: F401
     NUMBER_TASKS,
     TASK_IDS,
     TRUNCATION_POLICIES,
+    MissingPolicy,
+    ScoreStatus,
+    TruncationPolicy,
     ExampleScore,
     as_text,
     clean,
@@ -22,4 +25,5 @@ from .core import (  # noqa: F401
     split_reasoning,
     summarize,
     task_kind,
+    values_found,
 )

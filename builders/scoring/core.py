@@ -11,7 +11,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence, get_args
 
 NUMBER_TASKS: tuple[str, ...] = ("s_niah", "mk_niah", "mv_niah", "mq_niah", "s_niah_nonone")
 NONE_TASKS: tuple[str, ...] = ("none_niah",)
@@ -31,9 +31,12 @@ NONE_WORDS: dict[str, tuple[str, ...]] = {
     "nl": ("geen",), "st": ("ha ho letho",), "hi": ("कोई नहीं",), "da": ("ingen",),
 }
 CATEGORIES: tuple[str, ...] = ("correct", "none_when_present", "distractor", "partial", "wrong", "no_answer")
-TRUNCATION_POLICIES: tuple[str, ...] = ("paper", "score", "wrong")
+TruncationPolicy = Literal["paper", "score", "wrong"]  # finish_reason "length": no response / as written / wrong
+TRUNCATION_POLICIES: tuple[str, ...] = get_args(TruncationPolicy)
 # paper: null NIAH outputs dropped, null CWE ones wrong (footnote 10); upstream: null and truncated dropped.
-MISSING_POLICIES: tuple[str, ...] = ("paper", "upstream")
+MissingPolicy = Literal["paper", "upstream"]
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+ScoreStatus = Literal["scored", "no_response", "truncated", "missing"]  # "missing": reports' rows without a line
 _ZWNJ = "\u200c"
 _THINK_OPEN = re.compile(r"\s*<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
@@ -45,19 +48,16 @@ _DIGITS = re.compile(r"\d+")
 
 @dataclass(frozen=True)
 class ExampleScore:
-    """The score of one example.
-
-    passed: the example's 0/1 outcome; recall: fraction of gold answers found (RULER's partial
-    credit); category: one of CATEGORIES; counted: whether it enters the accuracy's denominator
-    (False only for NIAH outputs that are missing, or truncated under the paper policy);
-    status: "scored", "no_response" (prediction None/missing) or "truncated" (finish_reason "length").
-    """
+    """The score of one example: ``passed`` (0/1), ``recall`` (fraction of gold answers found, RULER's partial
+    credit), ``category`` (one of CATEGORIES), ``counted`` (in the accuracy's denominator: False only for NIAH
+    outputs that are missing, or truncated under the paper policy) and ``status`` (null output: "no_response";
+    finish_reason "length": "truncated")."""
 
     passed: bool
     recall: float
     category: str
     counted: bool = True
-    status: str = "scored"
+    status: ScoreStatus = "scored"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (for JSON)."""
@@ -125,11 +125,9 @@ def extract_answer(prediction: Any, *, strip_think: bool = True, answer_tag: boo
     keep only the text inside the last ``<Answer>…</Answer>`` block, case-insensitive ("" if none).
     """
     text = as_text(prediction)
-    if text is None:
-        return None
-    if strip_think:
+    if text is not None and strip_think:
         text = split_reasoning(text)[1]
-    if answer_tag:
+    if text is not None and answer_tag:
         blocks = _ANSWER_BLOCK.findall(text)
         text = blocks[-1] if blocks else ""
     return text
@@ -227,6 +225,13 @@ def _found_values(out: str, keys: Iterable[str]) -> set[str]:
                     break
             pos = out.find(key, pos + 1)
     return found
+
+
+def values_found(text: str, values: Sequence[Any]) -> list[bool]:
+    """Per gold number in ``values``: whether it occurs in NFKC(``text``) as a whole digit run (recall's test)."""
+    keys = _gold_keys(values, "gold value")
+    found = _found_values(normalize(text), keys) if text else set()
+    return [key in found for key in keys]
 
 
 def _numbers_pass(out: str, gold: Sequence[str]) -> bool:
@@ -329,14 +334,10 @@ def _check_options(task: str, instruction_language: str | None, truncation: str,
         none_words(instruction_language)  # type: ignore[arg-type]
 
 
-def _unscored(task: str, is_null: bool, truncation: str, missing: str) -> ExampleScore:
+def _unscored(task: str, is_null: bool, truncation: TruncationPolicy, missing: MissingPolicy) -> ExampleScore:
     """The score of a null or length-truncated output that is not scored as text."""
-    status = "no_response" if is_null else "truncated"
-    if missing == "upstream":
-        dropped = True
-    else:
-        dropped = is_niah(task) and (is_null or truncation == "paper")
-    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status=status)
+    dropped = missing == "upstream" or (is_niah(task) and (is_null or truncation == "paper"))
+    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status="no_response" if is_null else "truncated")
 
 
 def score_example(
@@ -348,8 +349,8 @@ def score_example(
     needles: Iterable[Any] | None = None,
     strict: bool = False,
     finish_reason: str | None = None,
-    truncation: str = "paper",
-    missing: str = "paper",
+    truncation: TruncationPolicy = "paper",
+    missing: MissingPolicy = "paper",
     strip_think: bool = True,
     answer_tag: bool = False,
 ) -> ExampleScore:

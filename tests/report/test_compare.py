@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
-import datasets
-import pyarrow.parquet as pq
 import pytest
-import yaml
 from click.testing import CliRunner
 from PIL import Image
+from report_fixtures import make_row, write_export
 
 from builders.cli import cli
 from builders.report.compare import group_curves, load_report, none_errors
 from builders.scoring import none_words
-from builders.spec.schema import FEATURES
 
 LANGS = ("en", "ru", "hi", "sw")  # high Latin, high Cyrillic, low Devanagari, low Latin
 # (language, length) -> answers of model A to the 4 S-NIAH rows: "ok", "none" or "bad" (a wrong number)
@@ -29,27 +27,16 @@ CWE_WORDS = [f"słowo{i}" for i in range(10)]
 
 def _row(config: str, i: int, task: str, lang: str, length: int) -> dict:
     value = str(2_000_000 + 1_000 * length + 10 * LANGS.index(lang) + i)
-    return {"id": f"{config}/{i}", "config": config, "task": task, "context_language": lang, "instruction_language": lang,
-            "length": length * 1000, "tokenizer": "cl100k_base", "input": "x", "num_tokens": 1,
-            "answers": CWE_WORDS if task == "cwe_easy" else [value],
-            "needles": [] if task == "cwe_easy" else [{"key": "k", "value": value, "depth": 50}], "queries": ["k"],
-            "context_span": [0, 1], "index": i, "seed": 42, "reserve": 30, "budget": 1, "num_units": 1,
-            "cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0, "cwe_pool_exhausted": False}
+    cwe = task == "cwe_easy"
+    return make_row(config, i, task, lang, lang, length * 1000, CWE_WORDS if cwe else [value],
+                    [] if cwe else [("k", value, 50)])
 
 
 def build(tmp_path: Path) -> tuple[Path, dict[str, list[dict]]]:
     configs = {f"{lang}_s_niah_{n}k": [_row(f"{lang}_s_niah_{n}k", i, "s_niah", lang, n) for i in range(4)]
                for lang, n in MODEL_A}
     configs["en_cwe_easy_64k"] = [_row("en_cwe_easy_64k", i, "cwe_easy", "en", 64) for i in range(2)]
-    root = tmp_path / "export"
-    meta = {"configs": []}
-    for name, rows in configs.items():
-        rel = f"data/{name}/test-0000000000000000.parquet"
-        (root / rel).parent.mkdir(parents=True)
-        pq.write_table(datasets.Dataset.from_list(rows, features=FEATURES).data.table, root / rel)
-        meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
-    (root / "README.md").write_text("---\n" + yaml.safe_dump(meta) + "---\n", encoding="utf-8")
-    return root, configs
+    return write_export(tmp_path / "export", configs), configs
 
 
 def predictions(configs: dict[str, list[dict]], plan: dict, cwe_passes: int) -> list[dict]:
@@ -102,11 +89,18 @@ def test_tables_side_by_side(reports, tmp_path):
         by_lang = {r["language"]: (float(r["model-a"]), float(r["model-b"])) for r in csv.DictReader(handle)}
     assert flat(by_lang) == pytest.approx(flat({"en": (8 / 10, 1.0), "hi": (2 / 8, 6 / 8), "ru": (6 / 8, 1.0), "sw": (4 / 8, 1.0),
                                      "all": (20 / 34, 32 / 34)}))
-    assert "| s_niah | 128k | 37.5 | 87.5 |" in (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
-    assert next(x for x in result.output.splitlines() if x.startswith("hi")).split() == ["hi", "25.0", "75.0"]
+    markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert re.search(r"\| s_niah \| 128k \| 37\.5 \[\d+–\d+\] \| 87\.5 \[\d+–\d+\] \|", markdown)
+    # hi: 2 of 8 and 6 of 8 over two configs (a pooled interval), few rows shown with their count
+    hi = next(x for x in result.output.splitlines() if x.startswith("hi")).split()
+    assert hi[0:2] == ["hi", "25.0"] and hi[3:6] == ["n=8", "75.0", hi[5]] and hi[6] == "n=8"
+    with (tmp_path / "cmp" / "by_language.csv").open(encoding="utf-8") as handle:
+        hi_row = next(r for r in csv.DictReader(handle) if r["language"] == "hi")
+    assert hi_row["model-a counted"] == "8" and float(hi_row["model-a ci_low"]) < 0.25 < float(hi_row["model-a ci_high"])
     names = {p.name for p in (tmp_path / "cmp").iterdir()}
-    assert {"heatmap-model-a.png", "heatmap-model-b.png", "groups-model-a.png", "groups-model-b.png",
-            "none-errors.png"} <= names
+    assert {"heatmap-model-a.png", "heatmap-model-b.png", "groups-model-a.png", "groups-model-b.png", "none-errors.png",
+            "depth-model-a.png", "depth-model-b.png", "depth.csv", "effective_length.csv", "paired.csv",
+            "diff-model-a-vs-model-b.png"} <= names
     for name in names:
         if name.endswith(".png"):
             with Image.open(tmp_path / "cmp" / name) as image:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from report_fixtures import make_row, run_cli, write_export
 
 from builders.base.errors import OneRulerError
 from builders.report.predictions import Prediction, read_predictions
@@ -73,3 +74,17 @@ def test_bad_samples_are_named_by_line(tmp_path):
     assert "line 3 (id 'en_s_niah_8k/0'): lm-eval sample's 'filtered_resps' must hold a string" in message
     assert "line 5: duplicate id 'en_s_niah_8k/1' (first on line 4)" in message
     assert "line 6: lm-eval sample (doc_id 0) has no string doc.id" in message
+
+
+def test_a_report_of_samples_does_not_claim_zero_truncated_outputs(tmp_path):
+    """lm-eval does not record finish_reason: the report says it is unknown instead of "finish_reason=length: 0"."""
+    name = "en_s_niah_8k"
+    rows = [make_row(name, i, "s_niah", "en", "en", 8000, ["4817290"], [("k", "4817290", 50)]) for i in range(2)]
+    export = write_export(tmp_path / "export", {name: rows})
+    path = write(tmp_path, [sample(f"{name}/0", "4817290"), sample(f"{name}/1", "123", acc=0.0, doc_id=1)])
+    result = run_cli(["score", path, "--dataset", export, "--out", tmp_path / "report"])
+    assert result.exit_code == 0, result.output
+    assert "finish_reason=length" not in result.output
+    assert "finish_reason: not recorded for any of the 2 outputs" in result.output
+    scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
+    assert scores["finish_reason_length"] == {"count": 0, "niah": 0, "cwe": 0, "unknown": 2}

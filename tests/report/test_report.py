@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import datasets
-import pyarrow.parquet as pq
 import pytest
-import yaml
 from click.testing import CliRunner
+from report_fixtures import make_row, write_export, write_jsonl
 
 from builders.report import aggregate as rep
 from builders.report.predictions import Prediction
@@ -22,18 +21,6 @@ from builders.spec.schema import FEATURES
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS_JA = ["在る", "議室", "けがらわしい", "組合せ", "もらう", "出る", "社", "連休", "年", "物"]
-
-
-def _row(config: str, index: int, task: str, ctx: str, inst: str, length: int, answers, needles=()):
-    return {
-        "id": f"{config}/{index}", "config": config, "task": task, "context_language": ctx,
-        "instruction_language": inst, "length": length, "tokenizer": "cl100k_base",
-        "input": f"<text>haystack {index}</text> question?", "answers": list(answers), "num_tokens": 12,
-        "needles": [{"key": k, "value": v, "depth": d} for k, v, d in needles], "queries": ["key"],
-        "context_span": [6, 20], "index": index, "seed": 42, "reserve": 50 if task.startswith("cwe") else 30,
-        "budget": length - 30, "num_units": 3, "cwe_freq_common": 0, "cwe_freq_uncommon": 0,
-        "cwe_pool_size": 0, "cwe_pool_exhausted": False,
-    }
 
 
 def make_rows() -> dict[str, list[dict]]:
@@ -46,45 +33,29 @@ def make_rows() -> dict[str, list[dict]]:
         return values.setdefault((config, i, j), str(1_000_000 + 104_729 * (len(values) + 1)))
 
     for length, name in [(8000, "en_s_niah_8k"), (32000, "en_s_niah_32k")]:
-        configs[name] = [_row(name, i, "s_niah", "en", "en", length, [v(name, i)], [("apple", v(name, i), 50)])
+        configs[name] = [make_row(name, i, "s_niah", "en", "en", length, [v(name, i)], [("apple", v(name, i), 50)])
                          for i in range(4)]
     name = "pl_mk_niah_8k"
     configs[name] = [
-        _row(name, i, "mk_niah", "pl", "pl", 8000, [v(name, i, 0)],
+        make_row(name, i, "mk_niah", "pl", "pl", 8000, [v(name, i, 0)],
              [(k, v(name, i, j), d) for j, (k, d) in enumerate([("dom", 10), ("kot", 30), ("las", 60), ("most", 90)])])
         for i in range(4)
     ]
     name = "de_none_niah_8k"
     configs[name] = [
-        _row(name, i, "none_niah", "de", "de", 8000, ["Keine vorhanden"],
+        make_row(name, i, "none_niah", "de", "de", 8000, ["Keine vorhanden"],
              [(k, v(name, i, j), 25 * j) for j, k in enumerate(["Haus", "Katze", "Wald", "Brücke"])])
         for i in range(4)
     ]
     name = "ja_cwe_easy_8k"
-    configs[name] = [_row(name, i, "cwe_easy", "ja", "ja", 8000, WORDS_JA) for i in range(3)]
+    configs[name] = [make_row(name, i, "cwe_easy", "ja", "ja", 8000, WORDS_JA) for i in range(3)]
     name = "ko-en_mq_niah_8k"
     configs[name] = [
-        _row(name, i, "mq_niah", "ko", "en", 8000, [v(name, i, 0), v(name, i, 1)],
+        make_row(name, i, "mq_niah", "ko", "en", 8000, [v(name, i, 0), v(name, i, 1)],
              [("집", v(name, i, 0), 20), ("고양이", v(name, i, 1), 70)])
         for i in range(2)
     ]
     return configs
-
-
-def write_export(root: Path, configs: dict[str, list[dict]]) -> Path:
-    """The exporter's layout: README.md with configs/dataset_info, data/<name>/test-<16 hex>.parquet."""
-    meta = {"configs": [], "dataset_info": []}
-    for n, (name, rows) in enumerate(configs.items()):
-        rel = f"data/{name}/test-{n:016x}.parquet"
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        table = datasets.Dataset.from_list(rows, features=FEATURES).data.table
-        pq.write_table(table, root / rel, compression="zstd")
-        meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
-        info = datasets.DatasetInfo(features=FEATURES)._to_yaml_dict()
-        meta["dataset_info"].append({"config_name": name, **info})
-    text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# ONERULER (test)\n"
-    (root / "README.md").write_text(text, encoding="utf-8")
-    return root
 
 
 def make_predictions(configs: dict[str, list[dict]]) -> list[dict]:
@@ -130,11 +101,6 @@ EXPECTED_PAPER = {"en_s_niah_8k": (1, 2), "en_s_niah_32k": (2, 4), "pl_mk_niah_8
 EXPECTED_STRICT = dict(EXPECTED_PAPER, en_s_niah_32k=(3, 4), de_none_niah_8k=(1, 4))
 
 
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def export(tmp_path_factory) -> tuple[Path, dict]:
     root = tmp_path_factory.mktemp("export") / "oneruler"
@@ -175,7 +141,8 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert data["overall"]["total"] == 21 and data["overall"]["dropped"] == 2
     assert data["null_predictions"] == {"niah": 1, "cwe": 1, "dropped": 1, "counted_wrong": 1}
     assert data["complete"] is True and data["coverage"]["missing_lines"] == 0
-    assert data["finish_reason_length"] == {"count": 1, "niah": 1, "cwe": 0}
+    # 19 lines hold text, 2 of them say how they finished: 17 unknown
+    assert data["finish_reason_length"] == {"count": 1, "niah": 1, "cwe": 0, "unknown": 17}
     assert data["by_language"]["ko-en"]["accuracy"] == 0.5
     assert list(data["by_length"]) == ["8k", "32k"]
     assert data["by_task"]["s_niah"]["accuracy"] == pytest.approx(3 / 6)
@@ -193,9 +160,13 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     lines = result.output.splitlines()
     header = next(line for line in lines if line.startswith("task"))
     assert header.split() == ["task", "language", "8k", "32k", "all"]
-    assert next(line for line in lines if line.startswith("s_niah")).split() == ["s_niah", "en", "50.0", "50.0", "50.0"]
-    assert next(line for line in lines if line.startswith("cwe_easy")).split() == ["cwe_easy", "ja", "33.3", "-", "33.3"]
-    assert "overall accuracy: 47.4% (9/19)" in result.output
+    # Wilson 95 % by hand: 1/2 -> 9.5-90.5 %, 2/4 -> 15.0-85.0 %, 1/3 -> 6.1-79.2 %; few rows show their count
+    s_line = next(line for line in lines if line.startswith("s_niah")).split()
+    assert s_line[:8] == ["s_niah", "en", "50.0", "[9–91]", "n=2", "50.0", "[15–85]", "n=4"]
+    assert s_line[8] == "50.0" and s_line[10] == "n=6"  # "all": a pooled (bootstrap) interval
+    assert next(line for line in lines if line.startswith("cwe_easy")).split() == [
+        "cwe_easy", "ja", "33.3", "[6–79]", "n=3", "-", "33.3", "[6–79]", "n=3"]
+    assert "overall accuracy: 47.4% (9/19), 95 % interval" in result.output
     assert "null predictions: 1 NIAH, 1 CWE; NIAH dropped from the accuracy, CWE counted wrong" in result.output
     assert "PARTIAL" not in result.output
     assert "finish_reason=length: 1 (1 NIAH, 0 CWE)" in result.output
@@ -203,6 +174,10 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     with (out / "scores.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["config"]: (int(r["passed"]), int(r["counted"])) for r in rows} == EXPECTED_PAPER
+    ci = {r["config"]: (float(r["ci_low"]), float(r["ci_high"])) for r in rows}
+    assert ci["en_s_niah_8k"] == pytest.approx((0.0945, 0.9055), abs=1e-4)
+    assert ci["ja_cwe_easy_8k"] == pytest.approx((0.0615, 0.7923), abs=1e-4)
+    assert {g["config"]: g["ci"] for g in data["groups"]}["en_s_niah_32k"] == pytest.approx([0.1500, 0.8500], abs=1e-4)
     assert {r["config"]: r["language"] for r in rows}["ko-en_mq_niah_8k"] == "ko-en"
     with (out / "errors.csv").open(encoding="utf-8") as handle:
         err_rows = {r["task"]: r for r in csv.DictReader(handle)}
@@ -233,15 +208,19 @@ def test_heatmap_is_a_valid_png(export, cache, tmp_path):
     assert png.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's 0600
 
 
-def test_heatmap_matrix_pools_niah_by_language_and_length(export):
+def test_heatmap_pools_niah_by_language_and_length(export):
     preds = {p["id"]: Prediction(p["id"], p["prediction"], p.get("finish_reason"), n)
              for n, p in enumerate(make_predictions(export[1]), 1)}
     rows = {r["id"]: r for rs in export[1].values() for r in rs}
-    languages, lengths, matrix, scope = rep.score_predictions(preds, rows).heatmap_matrix()
-    assert scope == "NIAH tasks" and lengths == ["8k", "32k"]
-    assert set(languages) == {"en", "pl", "de", "ko-en"}  # the ja CWE config is not NIAH
-    cell = dict(zip(languages, matrix))
-    assert cell["en"] == [0.5, 0.5] and cell["ko-en"] == [0.5, None] and cell["pl"] == [0.5, None]
+    grid = rep.score_predictions(preds, rows).heatmap()
+    assert grid.scope == "NIAH tasks" and grid.lengths == ["8k", "32k"]
+    # the ja CWE config is not NIAH; languages by accuracy (a tie: by code), cross-lingual pairs last
+    assert grid.languages == ["de", "en", "pl", "ko-en"]
+    cell = dict(zip(grid.languages, grid.cells))
+    assert [c.accuracy for c in cell["en"]] == [0.5, 0.5] and cell["ko-en"][1] is None and cell["pl"][1] is None
+    en8k = cell["en"][0]  # 4 rows with a line, 2 counted (a null and a truncated output dropped), Wilson 1/2
+    assert (en8k.passed, en8k.counted, en8k.lines, en8k.truncated, en8k.no_response) == (1, 2, 4, 1, 1)
+    assert (en8k.interval.low, en8k.interval.high) == pytest.approx((0.0945, 0.9055), abs=1e-4)
 
 
 def test_strict_mode_reports_disagreements(export, cache, tmp_path):
@@ -392,7 +371,7 @@ def test_rows_without_a_prediction_line_make_a_partial_run(export, cache, tmp_pa
         rows = {r["config"]: r for r in csv.DictReader(handle)}
     assert rows["pl_mk_niah_8k"]["coverage"] == "2/4" and rows["en_s_niah_8k"]["coverage"] == "4/4"
     line = next(line for line in result.output.splitlines() if line.startswith("mk_niah"))
-    assert line.split() == ["mk_niah", "pl", "50.0", "(2/4)", "-", "50.0", "(2/4)"]
+    assert line.split() == ["mk_niah", "pl", "50.0", "[9–91]", "n=2", "(2/4)", "-", "50.0", "[9–91]", "n=2", "(2/4)"]
     assert "PARTIAL: 2 of 21 rows have no prediction line" in result.output
     result, _ = score(export, cache, tmp_path, records, "--allow-partial")
     assert result.exit_code == 0 and "PARTIAL" in result.output
@@ -431,3 +410,26 @@ def test_upstream_missing_policy_drops_null_and_truncated_for_every_task(export,
     # ja CWE: its null line is dropped instead of counted wrong; en 8k: null and truncated both dropped
     assert groups == dict(EXPECTED_PAPER, ja_cwe_easy_8k=(1, 2))
     assert data["options"]["missing"] == "upstream" and data["null_predictions"]["dropped"] == 2
+
+
+def test_an_empty_cell_says_why_and_what_to_do(export, cache, tmp_path):
+    """Every en 8k answer cut at the token limit (the paper drops them): the table, scores.csv, the notes and the
+    heatmap's cell say how many and why, and point to --max-tokens and --truncated score."""
+    records = [dict(r, finish_reason="length") if r["id"].startswith("en_s_niah_8k/") else r
+               for r in make_predictions(export[1])]
+    records = [dict(r, prediction=r["prediction"] or "x") for r in records]  # no null line in that config either
+    result, out = score(export, cache, tmp_path, records)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("s_niah"))
+    assert line.split()[2:5] == ["-", "(4", "cut)"]
+    with (out / "scores.csv").open(encoding="utf-8") as handle:
+        row = {r["config"]: r for r in csv.DictReader(handle)}["en_s_niah_8k"]
+    assert row["empty_reason"] == "all 4 truncated (finish_reason=length) and dropped by the missing-answer policy"
+    assert (row["accuracy"], row["ci_low"], row["counted"]) == ("", "", "0")
+    assert ("empty: 1 config(s) have no counted row, all 4 truncated (finish_reason=length) and dropped by the "
+            "missing-answer policy: en_s_niah_8k") in result.output
+    assert "rerun with a larger --max-tokens (`oneruler run`), or score the cut text with --truncated score" in result.output
+    preds = {p["id"]: Prediction(p["id"], p["prediction"], p.get("finish_reason"), n) for n, p in enumerate(records, 1)}
+    grid = rep.score_predictions(preds, {r["id"]: r for rs in export[1].values() for r in rs}).heatmap()
+    en8k = grid.cells[grid.languages.index("en")][0]
+    assert en8k.accuracy is None and en8k.short_reason() == "4 cut"

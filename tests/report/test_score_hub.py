@@ -13,11 +13,12 @@ from click.testing import CliRunner
 from hub_client import client_env, oneruler, token_leaks
 from hub_server import running_hub
 
+from builders.base.files import sha256_file
 from builders.cli import cli
 from builders.export.build import build_dataset
 
 REPO_ID = "my-org/oneruler"
-REPORT_FILES = ("scores.json", "scores.csv", "errors.csv", "examples.jsonl")
+REPORT_FILES = ("scores.csv", "errors.csv", "examples.jsonl", "effective_length.csv", "depth.csv")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,13 @@ def test_scores_from_the_hub_equal_the_local_folders(hub_export, tmp_path):
     for name in REPORT_FILES:
         assert (tmp_path / "hub" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
     scores = json.loads((tmp_path / "hub" / "scores.json").read_text(encoding="utf-8"))
+    local_scores = json.loads((tmp_path / "local" / "scores.json").read_text(encoding="utf-8"))
+    # the same scores; only where the rows came from differs: the Hub copy is identified by its commit and by the
+    # same manifest as the folder (so reports of the two can be paired)
+    assert scores.pop("dataset") == {"name": REPO_ID, "revision": state.head("dataset", REPO_ID),
+                                     "manifest_sha256": sha256_file(export / "manifest.json")}
+    assert local_scores.pop("dataset")["manifest_sha256"] == sha256_file(export / "manifest.json")
+    assert scores == local_scores
     assert {g["config"]: (g["passed"], g["counted"]) for g in scores["groups"]} == {
         "pl_s_niah_8k": (1, 2), "pl_cwe_easy_8k": (1, 2)}  # the predictions' design: the rows were really read
 

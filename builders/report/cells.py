@@ -1,0 +1,137 @@
+"""Pooled accuracies with their intervals: records as numpy columns, grouped by any fields at once.
+
+A ``Cell`` is some rows pooled (a config, a task × language, a language × length, ...): how many
+passed and were counted, why the others were not, and the 95 % interval of the accuracy: Wilson's
+when the cell is one config, the cluster bootstrap (``bootstrap.py``) when it pools several.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .bootstrap import ClusterBootstrap
+from .records import Record
+from .stats import Interval, wilson
+
+FIELDS = ("task", "language", "length", "tokenizer", "config")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Some rows pooled: ``rows`` of the dataset, ``lines`` of them with a prediction line, ``counted`` in the accuracy."""
+
+    passed: int
+    counted: int
+    lines: int
+    rows: int
+    truncated: int
+    no_response: int
+    configs: int
+    interval: Interval | None
+
+    @property
+    def accuracy(self) -> float | None:
+        """passed / counted (None: nothing counted)."""
+        return self.passed / self.counted if self.counted else None
+
+    @property
+    def method(self) -> str:
+        """"wilson" (one config) or "bootstrap" (several pooled)."""
+        return "wilson" if self.configs == 1 else "bootstrap"
+
+    def empty_reason(self) -> str | None:
+        """Why nothing is counted, in words (None: something is)."""
+        if self.counted:
+            return None
+        if not self.lines:
+            return f"no prediction line for its {self.rows} row(s)"
+        if self.truncated == self.lines:
+            return f"all {self.lines} truncated (finish_reason=length) and dropped by the missing-answer policy"
+        if self.no_response == self.lines:
+            return f"all {self.lines} null (no response) and dropped by the missing-answer policy"
+        return (f"{self.truncated} truncated (finish_reason=length) and {self.no_response} null, "
+                f"all dropped by the missing-answer policy")
+
+    def short_reason(self) -> str:
+        """The reason in a few characters, for table cells and figures: ``50 cut``, ``3 null``, ``no lines``."""
+        if not self.lines:
+            return "no lines"
+        parts = [f"{n} {what}" for n, what in ((self.truncated, "cut"), (self.no_response, "null")) if n]
+        return ", ".join(parts) or f"{self.lines} dropped"
+
+
+class RecordColumns:
+    """The records of a report as numpy columns, and the one bootstrap every pool of them shares."""
+
+    def __init__(self, records: Sequence[Record]):
+        self.records = records
+        self.values: dict[str, list[Any]] = {}
+        self.codes: dict[str, np.ndarray] = {}
+        for name in FIELDS:
+            column = [getattr(r, name) for r in records]
+            numbering = {value: k for k, value in enumerate(dict.fromkeys(column))}
+            self.codes[name] = np.fromiter(map(numbering.__getitem__, column), dtype=np.int64, count=len(column))
+            self.values[name] = list(numbering)
+        scores = [r.score for r in records]
+        self.line = np.fromiter((not r.no_line for r in records), dtype=bool, count=len(records))
+        self.counted = np.fromiter((s.counted for s in scores), dtype=np.float64, count=len(scores))
+        self.passed = np.fromiter((s.counted and s.passed for s in scores), dtype=np.float64, count=len(scores))
+        self.truncated = np.fromiter((s.status == "truncated" for s in scores), dtype=np.float64, count=len(scores))
+        self.no_response = np.fromiter((s.status == "no_response" for s in scores), dtype=np.float64, count=len(scores))
+        self.bootstrap = ClusterBootstrap(np.fromiter((r.index for r in records), dtype=np.int64, count=len(records)))
+
+    def mask(self, name: str, keep) -> np.ndarray:
+        """Rows whose ``name`` value satisfies ``keep`` (a predicate on the value)."""
+        allowed = np.array([bool(keep(v)) for v in self.values[name]], dtype=bool)
+        return allowed[self.codes[name]] if len(allowed) else np.zeros(len(self.records), dtype=bool)
+
+    def cells(self, fields: Sequence[str], where: np.ndarray | None = None) -> dict[tuple, Cell]:
+        """One Cell per combination of ``fields`` values among the rows ``where`` selects (all rows by default)."""
+        where = np.ones(len(self.records), dtype=bool) if where is None else where
+        code = np.zeros(len(self.records), dtype=np.int64)
+        for name in fields:
+            code = code * len(self.values[name]) + self.codes[name]
+        present, pool_of = np.unique(code[where], return_inverse=True)
+        pools = len(present)
+        pool = np.full(len(self.records), -1, dtype=np.int64)
+        pool[where] = pool_of
+
+        def total(column: np.ndarray) -> np.ndarray:
+            return np.bincount(pool_of, weights=column[where], minlength=pools)
+
+        n_configs = len(self.values["config"])
+        pairs = np.unique(pool_of * max(n_configs, 1) + self.codes["config"][where])
+        configs = np.bincount(pairs // max(n_configs, 1), minlength=pools)
+        intervals = self._intervals(pool, pools, configs, total(self.passed), total(self.counted))
+        sums = [total(c) for c in (self.passed, self.counted, self.line.astype(np.float64), np.ones(len(self.records)),
+                                   self.truncated, self.no_response)]
+        out = {}
+        for k, packed in enumerate(present):
+            key = []
+            for name in reversed(fields):
+                size = len(self.values[name])
+                key.append(self.values[name][packed % size])
+                packed //= size
+            out[tuple(reversed(key))] = Cell(*(int(s[k]) for s in sums), int(configs[k]), intervals[k])
+        return out
+
+    def standard_error(self) -> float:
+        """The bootstrap standard error of the overall accuracy (all counted rows pooled)."""
+        sums = self.bootstrap.sums(np.where(self.counted > 0, 0, -1), 1, self.passed, self.counted)
+        return float(self.bootstrap.standard_errors(sums)[0])
+
+    def _intervals(self, pool, pools, configs, passed, counted) -> list[Interval | None]:
+        """Wilson for one-config pools, the shared cluster bootstrap for the others (computed for those only)."""
+        out: list[Interval | None] = [wilson(int(p), int(c)) for p, c in zip(passed, counted)]
+        pooled = np.flatnonzero(configs > 1)
+        if len(pooled):
+            renumber = np.full(pools, -1, dtype=np.int64)
+            renumber[pooled] = np.arange(len(pooled))
+            sub = np.where(pool >= 0, renumber[np.maximum(pool, 0)], -1)
+            sums = self.bootstrap.sums(sub, len(pooled), self.passed, self.counted)
+            for k, interval in zip(pooled, self.bootstrap.intervals(sums)):
+                out[k] = interval
+        return out

@@ -1,0 +1,123 @@
+"""Writing ``oneruler compare``'s folder: tables (text, CSV, Markdown), effective lengths side by side,
+paired comparisons (``paired.csv``, difference heatmaps) and the figures of every model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..spec.configs import render_length
+from .compare import (ModelReport, group_curves, is_niah_task, language_table, none_errors, slug,
+                      task_length_table)
+from .depth import DepthCell
+from .effective import ALL_LANGUAGES, EffectiveLength
+from .paired import PairedCell, pair_summary, paired_cells, pairing
+from .render import cell_text, csv_bytes, render_rows, write_files
+
+
+def _accuracy_csv(head: list[str], keys: list, per_model: list[dict], models: list[str]) -> bytes:
+    """Accuracies (fractions) per model, then each model's interval and counted rows."""
+    columns = head + models + [f"{m} {what}" for m in models for what in ("ci_low", "ci_high", "counted")]
+    rows = []
+    for key in keys:
+        key_cells = list(key) if isinstance(key, tuple) else [key]
+        key_cells = [render_length(v) if isinstance(v, int) else v for v in key_cells]
+        cells = [cells.get(key) for cells in per_model]
+        rows.append(key_cells + [c.accuracy if c else None for c in cells]
+                    + [v for c in cells for v in (tuple(c.interval.as_list()) if c and c.interval else (None, None))
+                       + ((c.counted if c else None),)])
+    return csv_bytes(columns, rows)
+
+
+def _tables(reports: list[ModelReport]) -> tuple[str, str, dict[str, bytes]]:
+    models = [r.label for r in reports]
+    tl_keys, tl_cells = task_length_table(reports)
+    lang_keys, lang_cells = language_table(reports)
+    tl_head, lang_head = ["task", "length", *models], ["language", *models]
+    tl_rows = [[task, render_length(n)] + [cell_text(c.get((task, n))) for c in tl_cells] for task, n in tl_keys]
+    lang_rows = [[lang] + [cell_text(c.get(lang)) for c in lang_cells] for lang in lang_keys]
+    text = (f"accuracy (%) [95 % interval] by task and length\n{render_rows(tl_head, tl_rows)}\n\n"
+            f"accuracy (%) [95 % interval] by language (all tasks and lengths)\n{render_rows(lang_head, lang_rows)}")
+    markdown = (f"## Accuracy (%) [95 % interval] by task and length\n\n{render_rows(tl_head, tl_rows, True)}\n\n"
+                f"## Accuracy (%) [95 % interval] by language\n\n{render_rows(lang_head, lang_rows, True)}\n")
+    files = {"by_task_length.csv": _accuracy_csv(["task", "length"], tl_keys, tl_cells, models),
+             "by_language.csv": _accuracy_csv(["language"], lang_keys, lang_cells, models)}
+    return text, markdown, files
+
+
+def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
+    """The effective lengths side by side (all languages pooled printed; every scope in the CSV)."""
+    per_model = {r.label: r.report.effective_lengths for r in reports}
+    keys = list(dict.fromkeys((e.scope, e.tasks, e.definition) for rows in per_model.values() for e in rows))
+    found = {(m, e.scope, e.tasks, e.definition): e for m, rows in per_model.items() for e in rows}
+    head = ["tasks", "definition", *per_model]
+    rows = []
+    for scope, tasks, definition in keys:
+        if scope != ALL_LANGUAGES:
+            continue
+        cells = [found.get((m, scope, tasks, definition)) for m in per_model]
+        rows.append([tasks, definition] + [f"{e.effective_length} ({e.effective_length_conservative})" if e else "-"
+                                           for e in cells])
+    text = ("effective context length (RULER §3): estimate (with 95 % confidence); per language in effective_length.csv\n"
+            + render_rows(head, rows))
+    lines = [[m] + e.csv_row() for m, rows in per_model.items() for e in rows]
+    return text, csv_bytes(("model",) + EffectiveLength.HEADER, lines)
+
+
+def _paired(reports: list[ModelReport]) -> tuple[str, dict[str, bytes]]:
+    """Every pair of models: paired.csv, a difference heatmap per pair, and the printed summary."""
+    from .plots import GridCell, difference_png
+
+    texts, files, every = [], {}, []
+    for i, a in enumerate(reports):
+        for b in reports[i + 1:]:
+            reason = pairing(a.document.manifest_sha256(), b.document.manifest_sha256())
+            cells = [] if reason else paired_cells(a.label, a.report.scored, b.label, b.report.scored, is_niah_task)
+            if reason or not cells:
+                texts.append(f"{a.label} vs {b.label}: no paired comparison ({reason or 'no row counted in both'}); "
+                             f"compare their intervals instead")
+                continue
+            every += cells
+            texts.append(pair_summary(cells))
+            grid = {c.key: c for c in cells if c.scope == "language × length"}
+            languages = [lang for lang in a.report.heatmap().languages if any(k[0] == lang for k in grid)]
+            lengths = sorted({k[1] for k in grid})
+            matrix = [[_diff_cell(grid.get((lang, n)), GridCell) for n in lengths] for lang in languages]
+            title = (f"{a.label} minus {b.label}: accuracy difference (points) by language and length; "
+                     f"pale: not significant (Benjamini–Hochberg q ≥ 0.05)")
+            files[f"diff-{slug(a.label)}-vs-{slug(b.label)}.png"] = difference_png(
+                matrix, languages, [render_length(n) for n in lengths], title)
+    if every:
+        files = {"paired.csv": csv_bytes(PairedCell.HEADER, [c.csv_row() for c in every]), **files}
+    return "\n".join(texts), files
+
+
+def _diff_cell(cell: PairedCell | None, grid_cell):
+    if cell is None:
+        return grid_cell(None, "no rows")
+    return grid_cell(100 * cell.diff, f"{100 * cell.diff:+.0f}", muted=not cell.significant, bold=cell.significant)
+
+
+def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:
+    """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed text and the files."""
+    from .plots import depth_png, group_curves_png, language_heatmap_png, none_errors_png
+
+    text, markdown, files = _tables(reports)
+    effective_text, files["effective_length.csv"] = _effective(reports)
+    paired_text, paired_files = _paired(reports)
+    files["compare.md"] = (f"# ONERULER comparison\n\n{markdown}\n## Effective context length\n\n```\n{effective_text}\n```\n\n"
+                           f"## Paired comparisons\n\n```\n{paired_text}\n```\n").encode("utf-8")
+    files.update(paired_files)
+    depth_rows = []
+    for r in reports:
+        grid = r.report.heatmap()
+        files[f"heatmap-{slug(r.label)}.png"] = language_heatmap_png(grid, f"{r.label}: accuracy (%) on {grid.scope}")
+        lengths, curves = group_curves(r)
+        files[f"groups-{slug(r.label)}.png"] = group_curves_png(lengths, curves, r.label)
+        depth = r.report.depth
+        depth_rows += [[r.label] + c.csv_row() for c in depth]
+        if depth:
+            files[f"depth-{slug(r.label)}.png"] = depth_png(depth, f"{r.label}: accuracy (%) by needle depth, languages pooled")
+    files["depth.csv"] = csv_bytes(("model",) + DepthCell.HEADER, depth_rows)
+    languages, counts, scope = none_errors(reports)
+    files["none-errors.png"] = none_errors_png(languages, counts, scope)
+    return f"{text}\n\n{effective_text}\n\npaired comparisons\n{paired_text}", write_files(out_dir, files)

@@ -1,0 +1,145 @@
+"""Paired comparison of two models on the same dataset rows (``oneruler compare``; docs/scoring.md).
+
+Two reports pair when they scored the same rows: the same dataset manifest sha256 (recorded at
+scoring time, else by the run's meta). Rows counted in both reports are compared per config, per
+task × length, per language × length (the heatmap's NIAH pool), per language and overall: the
+difference in accuracy, a paired cluster-bootstrap 95 % interval (example indices resampled, both
+models' outcomes moving together), an exact McNemar p-value, and Benjamini–Hochberg q-values
+across the cells of each table; ``significant`` is q < 0.05.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..spec.configs import render_length
+from .aggregate import task_rank
+from .bootstrap import ClusterBootstrap, percentiles
+from .records import Record
+from .stats import ALPHA, bh_qvalues, mcnemar_exact
+
+# table name -> the record fields of its cells ("NIAH" tables keep NIAH rows when there are any)
+TABLES: dict[str, tuple[str, ...]] = {
+    "config": ("config",), "task × length": ("task", "length"), "language × length": ("language", "length"),
+    "language": ("language",), "overall": (),
+}
+
+
+@dataclass(frozen=True)
+class PairedCell:
+    """One line of paired.csv (accuracies, difference and interval as fractions, like every report file)."""
+
+    model_a: str
+    model_b: str
+    scope: str  # the table: config, task × length, language × length, language, overall
+    cell: str  # e.g. pl_s_niah_8k, "s_niah 8k", "pl 8k", pl, all
+    n: int  # rows counted in both reports
+    acc_a: float
+    acc_b: float
+    diff: float  # acc_a - acc_b
+    ci_low: float
+    ci_high: float
+    a_only: int  # rows only model A passed
+    b_only: int
+    p_value: float
+    q_value: float
+    significant: bool
+    key: tuple = ()  # the cell's field values (not written)
+
+    HEADER = ("model_a", "model_b", "scope", "cell", "n", "acc_a", "acc_b", "diff", "ci_low", "ci_high", "a_only",
+              "b_only", "p_value", "q_value", "significant")
+
+    def csv_row(self) -> list[Any]:
+        """The values in ``HEADER`` order: accuracies to 6 decimals, p and q to 6 significant digits."""
+        return [float(f"{v:.6g}") if k in ("p_value", "q_value") else round(v, 6) if isinstance(v, float) else v
+                for k, v in ((k, getattr(self, k)) for k in self.HEADER)]
+
+
+def pairing(a_sha: str | None, b_sha: str | None) -> str | None:
+    """None when two reports scored the same rows, else why they cannot be paired."""
+    if a_sha is None or b_sha is None:
+        return "a report does not record its dataset's manifest sha256"
+    if a_sha != b_sha:
+        return f"they scored different datasets (manifest sha256 {a_sha[:12]}… vs {b_sha[:12]}…)"
+    return None
+
+
+def _key_text(fields: tuple[str, ...], key: tuple) -> str:
+    return " ".join(render_length(v) if f == "length" else str(v) for f, v in zip(fields, key)) or "all"
+
+
+def paired_cells(label_a: str, records_a: list[Record], label_b: str, records_b: list[Record],
+                 is_niah_pool) -> list[PairedCell]:
+    """Every table's cells for one pair of models (``is_niah_pool``: which tasks the language × length table keeps)."""
+    other = {r.id: r for r in records_b if r.score.counted}
+    pairs = [(r, other[r.id]) for r in records_a if r.score.counted and r.id in other]
+    if not pairs:
+        return []
+    first = [a for a, _ in pairs]
+    passed_a = np.array([a.score.passed for a, _ in pairs], dtype=np.float64)
+    passed_b = np.array([b.score.passed for _, b in pairs], dtype=np.float64)
+    bootstrap = ClusterBootstrap(np.array([a.index for a in first]))
+    niah = np.array([is_niah_pool(a.task) for a in first], dtype=bool)
+    config_order = {a.config: (task_rank(a.task), a.language, a.length, a.config) for a in first}
+
+    def rank(field_name: str, value):
+        return task_rank(value) if field_name == "task" else config_order[value] if field_name == "config" else value
+
+    out = []
+    for table, fields in TABLES.items():
+        keep = niah if table == "language × length" and niah.any() else np.ones(len(first), dtype=bool)
+        keys = sorted({tuple(getattr(a, f) for f in fields) for a, k in zip(first, keep) if k},
+                      key=lambda key: tuple(rank(f, v) for f, v in zip(fields, key)))
+        number = {key: n for n, key in enumerate(keys)}
+        pool = np.array([number[tuple(getattr(a, f) for f in fields)] if k else -1 for a, k in zip(first, keep)])
+        out += _table(label_a, label_b, table, fields, keys, bootstrap, pool, passed_a, passed_b)
+    return out
+
+
+def _table(label_a, label_b, table, fields, keys, bootstrap, pool, passed_a, passed_b) -> list[PairedCell]:
+    sums = bootstrap.sums(pool, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
+    bounds = percentiles(bootstrap.difference(sums))
+    n = sums.counted.sum(axis=1)
+    wins_a = np.bincount(pool[pool >= 0], weights=(passed_a * (1 - passed_b))[pool >= 0], minlength=len(keys))
+    wins_b = np.bincount(pool[pool >= 0], weights=(passed_b * (1 - passed_a))[pool >= 0], minlength=len(keys))
+    p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
+    q_values = bh_qvalues(p_values)
+    cells = []
+    for k, key in enumerate(keys):
+        acc_a, acc_b = sums.passed[k].sum() / n[k], sums.passed_b[k].sum() / n[k]
+        cells.append(PairedCell(label_a, label_b, table, _key_text(fields, key), int(n[k]), float(acc_a), float(acc_b),
+                                float(acc_a - acc_b), float(bounds[0, k]), float(bounds[1, k]), int(wins_a[k]),
+                                int(wins_b[k]), p_values[k], q_values[k], q_values[k] < ALPHA, key))
+    return cells
+
+
+def pair_summary(cells: list[PairedCell]) -> str:
+    """Per table: how many cells differ significantly, and in whose favour; then the overall difference."""
+    a, b = cells[0].model_a, cells[0].model_b
+    lines = [f"{a} vs {b}: {cells[-1].n} rows counted in both"]
+    for table in TABLES:
+        mine = [c for c in cells if c.scope == table]
+        if table == "overall" or not mine:
+            continue
+        better_a = [c.cell for c in mine if c.significant and c.diff > 0]
+        better_b = [c.cell for c in mine if c.significant and c.diff < 0]
+        text = f"  {table}: {len(better_a) + len(better_b)} of {len(mine)} cells differ (q < 0.05)"
+        for model, better in ((a, better_a), (b, better_b)):
+            if better:
+                listed = ", ".join(better[:8]) + (f" and {len(better) - 8} more" if len(better) > 8 else "")
+                text += f"; {len(better)} favour {model} ({listed})"
+        lines.append(text)
+    overall = next(c for c in cells if c.scope == "overall")
+    verdict = "significant" if overall.significant else "not significant"
+    lines.append(f"  overall: {100 * overall.acc_a:.1f} vs {100 * overall.acc_b:.1f}, difference {100 * overall.diff:+.1f} "
+                 f"points [{100 * overall.ci_low:+.1f}, {100 * overall.ci_high:+.1f}], McNemar p {_p_text(overall.p_value)} "
+                 f"({verdict})")
+    return "\n".join(lines)
+
+
+def _p_text(p: float) -> str:
+    """``= 0.0123``, or ``< 1e-300`` where the float underflowed."""
+    return f"= {p:.3g}" if p > 0 else "< 1e-300"

@@ -1,0 +1,70 @@
+"""``score_and_report``: the whole of ``oneruler score`` (and of ``oneruler run --report``) below the CLI.
+
+Read the predictions, load the rows they refer to, score, print the tables and notes, write the
+report folder; a partial run raises ``PartialRun`` (exit code 1) after the report is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from ..base.errors import OneRulerError
+from ..dataset.source import DatasetSource
+from .aggregate import ABSOLUTE_THRESHOLD, Report, score_predictions
+from .depth import DEPTH_BINS
+from .predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
+from .records import ScoringOptions
+from .render import render_effective, render_errors, render_notes, render_table, write_report
+from .rows import load_rows
+
+
+class PartialRun(OneRulerError):
+    """Some rows of the configs scored have no prediction line (an unfinished run). Exit code 1."""
+
+    exit_code = 1
+
+
+def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
+                     meta: dict[str, Any] | None = None, datasets_cache: str | None = None, allow_partial: bool = False,
+                     threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS,
+                     echo: Callable[[str], None] = print) -> Report:
+    """Score, print the tables (through ``echo``) and write the report folder.
+
+    Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
+    out like absent lines (the config is partial). ``meta`` (the run's sidecar meta) is copied into
+    scores.json; when it names this Hub dataset, the rows are read at the commit the run sent (not
+    main's head). ``threshold`` (fraction) is the absolute effective-length threshold.
+    """
+    options = options or ScoringOptions()
+    preds = read_predictions(predictions)
+    sent = (meta or {}).get("dataset")
+    revision = sent.get("revision") if isinstance(sent, dict) and sent.get("name") == dataset else None
+    source = DatasetSource.open(dataset, revision, "a revision", hub_cache=datasets_cache)
+    rows = load_rows(source, first_per_config(preds))
+    left_out = unscored(preds)
+    report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
+                               threshold=threshold, depth_bins=depth_bins, dataset=source.identity())
+    if meta is not None or left_out:
+        report.extra["run"] = meta
+        report.extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
+    echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if options.strict else 'paper'} mode")
+    echo(render_table(report))
+    echo("\neffective context length (RULER §3; per language in effective_length.csv):")
+    echo(render_effective(report.effective_lengths))
+    echo("\nerror types (examples in the accuracy):")
+    echo(render_errors(report))
+    echo("\n" + render_notes(report))
+    if left_out:
+        counts = {s: sum(v == s for v in left_out.values()) for s in UNSCORED_STATUSES}
+        echo(f"not scored: {counts['failed']} row(s) the run recorded as failed, {counts['skipped']} skipped "
+             f"(prompt over the server's window)")
+    written = write_report(report, out_dir)
+    echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")
+    partial = report.partial()
+    if partial and not allow_partial:
+        missing_lines = sum(total - have for have, total in partial.values())
+        example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
+        raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
+                         f"(e.g. {example}); the run is unfinished: finish it, or pass --allow-partial")
+    return report

@@ -1,0 +1,79 @@
+"""Effective context length (effective_length.csv; RULER §3 and NoLiMa's relative rule) from hand-written predictions."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from report_fixtures import make_row, run_cli, score_folder, write_export
+
+from builders.report.effective import reach
+
+LENGTHS = (8, 32, 64, 128)
+# language -> passes out of 50 at 8k, 32k, 64k, 128k
+PASSES = {"en": (50, 45, 40, 25),  # 100 %, 90 %, 80 %, 50 %: below 85.6 % from 64k
+          "pl": (50, 50, 50, 50),  # every length reached
+          "de": (40, 40, 40, 40)}  # 80 % everywhere: not even 8k reaches 85.6 %
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("effective")
+    configs, preds = {}, []
+    for lang, passes in PASSES.items():
+        for n, k in zip(LENGTHS, passes):
+            name = f"{lang}_s_niah_{n}k"
+            rows = [make_row(name, i, "s_niah", lang, lang, n * 1000, [str(3_000_000 + 1000 * n + i)],
+                             [("k", str(3_000_000 + 1000 * n + i), 50)]) for i in range(50)]
+            configs[name] = rows
+            preds += [{"id": r["id"], "prediction": r["answers"][0] if r["index"] < k else "1234567"} for r in rows]
+    export = write_export(tmp / "export", configs)
+    return tmp, export, preds, score_folder(export, preds, tmp / "report")
+
+
+def lines(folder) -> dict[tuple[str, str, str], dict]:
+    with (folder / "effective_length.csv").open(encoding="utf-8") as handle:
+        return {(r["scope"], r["tasks"], r["definition"]): r for r in csv.DictReader(handle)}
+
+
+def test_accuracy_below_threshold_from_64k_gives_32k(report):
+    table = lines(report[3])
+    en = table[("en", "all tasks", "absolute")]
+    assert (en["threshold"], en["effective_length"]) == ("85.6", "32k")
+    # conservative: Wilson's lower bound of 45/50 is 78.6 % < 85.6 %, of 50/50 92.9 %: only 8k is sure
+    assert en["effective_length_conservative"] == "8k"
+    relative = table[("en", "all tasks", "relative")]  # 85 % of 100 % at 8k: 90 % passes, 80 % does not
+    assert (relative["threshold"], relative["effective_length"], relative["effective_length_conservative"]) == (
+        "85.0", "32k", "8k")
+    assert table[("en", "NIAH tasks", "absolute")]["effective_length"] == "32k"  # s_niah only: the same rows
+
+
+def test_none_reached_and_all_reached_are_told_apart(report):
+    table = lines(report[3])
+    assert table[("pl", "all tasks", "absolute")]["effective_length"] == "≥128k"
+    assert table[("pl", "all tasks", "absolute")]["effective_length_conservative"] == "≥128k"
+    assert table[("de", "all tasks", "absolute")]["effective_length"] == "<8k"
+    # relative to its own 80 % (threshold 68 %), de holds every length
+    de = table[("de", "all tasks", "relative")]
+    assert (de["threshold"], de["effective_length"]) == ("68.0", "≥128k")
+    # all languages pooled: 140/150 (93.3 %), 135/150 (90 %), 130/150 (86.7 %), 115/150 (76.7 %)
+    pooled = table[("all languages", "all tasks", "absolute")]
+    assert pooled["effective_length"] == "64k"
+    assert pooled["accuracy_by_length"].startswith("8k 93.3 [") and "; 64k 86.7 [" in pooled["accuracy_by_length"]
+
+
+def test_threshold_option_and_printed_table(report):
+    tmp, export, preds, _ = report
+    folder = score_folder(export, preds, tmp / "t70", "--threshold", "70")
+    assert lines(folder)[("en", "all tasks", "absolute")]["effective_length"] == "64k"  # 80 % >= 70 %, 50 % < 70 %
+    result = run_cli(["score", tmp / "report.jsonl", "--dataset", export, "--out", tmp / "again"])
+    printed = result.output[result.output.index("effective context length"):]
+    assert "all tasks   absolute    85.6         64k" in printed
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([0.9, 0.9, 0.8, 0.9], "32k"),  # a later recovery does not count: every shorter length must hold
+    ([0.8, 0.9, 0.9, 0.9], "<8k"), ([0.9] * 4, "≥128k"), ([0.856, 0.86, None, 0.9], "32k"),
+])
+def test_reach(values, expected):
+    assert reach([8000, 32000, 64000, 128000], values, 0.856) == expected
