@@ -19,6 +19,7 @@ from ..scoring import core as scoring
 from ..spec.configs import render_length
 from ..spec.languages import LANGUAGES
 from .aggregate import ABSOLUTE_THRESHOLD, Report, task_rank
+from .cells import Cell
 from .depth import DEPTH_BINS
 from .documents import ScoresDocument, read_examples, read_scores
 from .records import ScoringOptions
@@ -97,15 +98,15 @@ LANGUAGE_GROUPS = {
 }
 
 
-def group_curves(report: ModelReport) -> tuple[list[str], dict[str, list[float | None]]]:
-    """(lengths, group → accuracy per length) over all tasks, for the four language groups."""
+def group_curves(report: ModelReport) -> tuple[list[str], dict[str, list[Cell | None]]]:
+    """(lengths, group → pooled cell per length, with its 95 % interval) over all tasks, for the four language groups."""
     columns = report.report.columns
     lengths = sorted({r.length for r in report.report.records if r.language in LANGUAGES})
     curves = {}
     for name, member in LANGUAGE_GROUPS.items():
         where = columns.mask("language", lambda code: code in LANGUAGES and member(LANGUAGES[code]))
         cells = {k[0]: c for k, c in columns.cells(("length",), where).items()}
-        curves[name] = [cells[n].accuracy if n in cells else None for n in lengths]
+        curves[name] = [cells.get(n) for n in lengths]
     return [render_length(n) for n in lengths], curves
 
 

@@ -94,7 +94,8 @@ def _paired(reports: list[ModelReport]) -> tuple[str, dict[str, bytes]]:
 def _diff_cell(cell: PairedCell | None, grid_cell):
     if cell is None:
         return grid_cell(None, "no rows")
-    return grid_cell(100 * cell.diff, f"{100 * cell.diff:+.0f}", muted=not cell.significant, bold=cell.significant)
+    points = round(100 * cell.diff) + 0  # + 0: no "-0" for a difference that rounds to nothing
+    return grid_cell(100 * cell.diff, f"{points:+d}" if points else "0", muted=not cell.significant, bold=cell.significant)
 
 
 def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:

@@ -187,23 +187,28 @@ def difference_png(grid: list[list[GridCell]], languages: list[str], lengths: li
     return _png(fig)
 
 
-def group_curves_png(lengths: list[str], curves: dict[str, list[float | None]], model: str) -> bytes:
-    """Accuracy (%) versus length per language group: resource (left panel) and script (right panel)."""
+def group_curves_png(lengths: list[str], curves: dict[str, list], model: str) -> bytes:
+    """Accuracy (%) versus length per language group (pooled ``Cell``s): resource (left panel) and script (right
+    panel), each curve with its 95 % interval as a band."""
     fig = _figure(10, 4)
     names = list(curves)
     panels = [("Wikipedia size", names[:2]), ("script", names[2:])]
     for k, (what, members) in enumerate(panels):
         ax = fig.add_subplot(1, 2, k + 1)
         for n, name in enumerate(members):
-            points = [(i, 100 * v) for i, v in enumerate(curves[name]) if v is not None]
+            points = [(i, c) for i, c in enumerate(curves[name]) if c is not None and c.accuracy is not None]
             if points:
-                xs, ys = zip(*points)
-                ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)], label=name)
+                xs = [i for i, _ in points]
+                line, = ax.plot(xs, [100 * c.accuracy for _, c in points], marker=MARKERS[n % len(MARKERS)], label=name)
+                bands = [(i, c.interval) for i, c in points if c.interval is not None]
+                if bands:
+                    ax.fill_between([i for i, _ in bands], [100 * b.low for _, b in bands], [100 * b.high for _, b in bands],
+                                    color=line.get_color(), alpha=0.15, linewidth=0)
         ax.set_xticks(range(len(lengths)), lengths)
         ax.set_ylim(0, 100)
         ax.set_xlabel("context length")
         ax.set_ylabel("accuracy (%), all tasks")
-        ax.set_title(wrap_title(f"{model}: by {what}", 4.5), fontsize=10)
+        ax.set_title(wrap_title(f"{model}: by {what} (bands: 95 % intervals)", 4.5), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="lower left")
     return _png(fig)

@@ -110,8 +110,10 @@ def test_tables_side_by_side(reports, tmp_path):
 
 
 def test_language_groups_by_resource_and_script(reports):
-    lengths, curves = group_curves(load_report(reports[0]))
+    lengths, cells = group_curves(load_report(reports[0]))
     assert lengths == ["64k", "128k"]
+    curves = {name: [c.accuracy for c in row] for name, row in cells.items()}
+    assert all(c.interval.low <= c.accuracy <= c.interval.high for row in cells.values() for c in row)
     assert flat(curves) == pytest.approx(flat({"high-resource": [9 / 10, 5 / 8], "low-resource (hi, st, sw, ta)": [5 / 8, 1 / 8],
                                     "Latin script": [8 / 10, 4 / 8], "other scripts": [6 / 8, 2 / 8]}))
 
