@@ -38,8 +38,8 @@ threshold_option = click.option(
 depth_bins_option = click.option(
     "--depth-bins", default=10, show_default=True, type=click.IntRange(1, 100),
     help="Equal bins of needle depth (0-100 %%) in depth.csv and depth.png.")
-datasets_cache_option = click.option(
-    "--hub-cache", "--datasets-cache", "datasets_cache", default=None, metavar="DIR",
+hub_cache_option = click.option(
+    "--hub-cache", "--datasets-cache", "hub_cache", default=None, metavar="DIR",
     help="Where files of a Hub dataset are downloaded [default: the Hugging Face cache] (--datasets-cache: old name).")
 
 

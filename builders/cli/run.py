@@ -17,7 +17,7 @@ import click
 from ..run.options import APIS, MAX_TOKENS_PARAMS, PRESETS, REASONING_EFFORTS, RetryPolicy
 from ..run.settings import ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, fail
-from .options import datasets_cache_option, echo_err, quiet_option
+from .options import hub_cache_option, echo_err, quiet_option
 
 _RETRY = RetryPolicy()
 
@@ -101,7 +101,7 @@ def _options(func):
 @click.argument("patterns", nargs=-1, metavar="[CONFIG_GLOB ...]")
 @click.option("--model", required=True, help="Model name as the server knows it.")
 @_options
-@datasets_cache_option
+@hub_cache_option
 @quiet_option
 @cli_errors
 def run_command(**options) -> None:
@@ -127,7 +127,7 @@ def run_command(**options) -> None:
         from ..run.store import read_meta
 
         score_and_report(settings.out, settings.rows.dataset, options["report_dir"], meta=read_meta(settings.out),
-                         datasets_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
+                         hub_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
 
 
 def _print_plan(result, price_in, price_out, skip_overlong) -> None:

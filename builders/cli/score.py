@@ -12,7 +12,7 @@ import click
 
 from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
 from .handler import cli_errors, fail
-from .options import datasets_cache_option, depth_bins_option, threshold_option
+from .options import hub_cache_option, depth_bins_option, threshold_option
 
 
 @click.command("score")
@@ -34,11 +34,11 @@ from .options import datasets_cache_option, depth_bins_option, threshold_option
 @click.option("--allow-partial", is_flag=True, help="Exit 0 even if some rows of the configs have no prediction line.")
 @threshold_option
 @depth_bins_option
-@datasets_cache_option
+@hub_cache_option
 @cli_errors
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing: str,
                   keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int,
-                  datasets_cache: str | None) -> None:
+                  hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
     from ..report.records import ScoringOptions
@@ -48,5 +48,5 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
         fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
     options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
-    score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), datasets_cache=datasets_cache,
+    score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
                      allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins, echo=click.echo)

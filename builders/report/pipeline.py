@@ -26,7 +26,7 @@ class PartialRun(OneRulerError):
 
 
 def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
-                     meta: dict[str, Any] | None = None, datasets_cache: str | None = None, allow_partial: bool = False,
+                     meta: dict[str, Any] | None = None, hub_cache: str | None = None, allow_partial: bool = False,
                      threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS,
                      echo: Callable[[str], None] = print) -> Report:
     """Score, print the tables (through ``echo``) and write the report folder.
@@ -40,7 +40,7 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     preds = read_predictions(predictions)
     sent = (meta or {}).get("dataset")
     revision = sent.get("revision") if isinstance(sent, dict) and sent.get("name") == dataset else None
-    source = DatasetSource.open(dataset, revision, "a revision", hub_cache=datasets_cache)
+    source = DatasetSource.open(dataset, revision, "a revision", hub_cache=hub_cache)
     rows = load_rows(source, first_per_config(preds))
     left_out = unscored(preds)
     report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,

@@ -60,7 +60,7 @@ def run_settings(options: dict[str, Any]) -> RunSettings:
                                          "max_tokens_param", "reasoning_effort"))
     rows = RowChoice(options["dataset"], tuple(options.get("patterns") or ()), options.get("revision"),
                      options.get("limit"), Shard.parse(options["shard"]) if options.get("shard") else None,
-                     options.get("datasets_cache"))
+                     options.get("hub_cache"))
     server = ServerSettings(base_urls(tuple(options.get("base_urls") or ()), options.get("base_urls_file")),
                             options["model"], retry=_retry(options),
                             **_given(options, "api", "stream", "max_model_len", "tokenizer", "count_margin"))
