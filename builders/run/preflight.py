@@ -206,6 +206,9 @@ async def pool_window(pool: ServerPool | None, max_model_len: int | None, offlin
         learnt.append((server, window))
         warnings += said
     if not learnt:
+        if offline_ok:  # a dry run prices the rows without any server
+            return Window(None, "server unreachable"), [f"no server can be reached ({len(pool.servers)} given): the "
+                                                        f"window is unknown"]
         pool.live()  # raises: no server left
     sizes = {w.size for _, w in learnt}
     if len(sizes) > 1:
@@ -226,7 +229,8 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
         return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
     window, warnings = await pool_window(pool, max_model_len, offline_ok)
     new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
-    counts, client = None, (pool.first if pool is not None and window.source != "server unreachable" else None)
+    live = pool is not None and window.source != "server unreachable"
+    counts, client = None, (pool.first if live else None)
     if client is not None:
         try:
             counts = await server_counts(client, refs, prompts, concurrency, progress)
