@@ -8,6 +8,7 @@ from .handler import cli_errors
 from .options import (
     echo_err,
     full_count_option,
+    grid_option,
     num_proc_option,
     quiet_option,
     samples_option,
@@ -19,8 +20,9 @@ from .options import (
 
 
 @click.command("build")
-@click.argument("patterns", nargs=-1, required=True, metavar="[GLOB ...]")
+@click.argument("patterns", nargs=-1, metavar="[GLOB ...]")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Export folder (created if needed).")
+@grid_option
 @samples_option
 @seed_option
 @num_proc_option
@@ -33,16 +35,21 @@ from .options import (
 @full_count_option
 @quiet_option
 @cli_errors
-def build_command(patterns, out_dir, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, full_count,
+def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, mirror, cache_dir, force, wait, full_count,
                   quiet):
-    """Build configs (names or globs over the standard grid) into the export folder --out."""
+    """Build configs (names, or globs over the standard grid or the --grid sweep) into the export folder --out."""
+    from ..base.errors import OneRulerError
     from ..export.build import build_dataset
     from ..generate.tokenizer import parse_tokenizer_options
 
+    if not patterns and grid is None:
+        raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k', "
+                            "or a grid with --grid standard|depth|evidence")
     tokenizer_specs = parse_tokenizer_options(tokenizers)
-    summary = build_dataset(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc,
+    summary = build_dataset(patterns or ["*"], out_dir, samples=samples, seed=seed, num_proc=num_proc,
                             tokenizer_specs=tokenizer_specs, mirror=mirror, cache_dir=cache_dir, force=force,
-                            progress=not quiet, log=echo_err, wait=wait, full_count=full_count)
+                            progress=not quiet, log=echo_err, wait=wait, full_count=full_count,
+                            grid=grid or "standard")
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
         f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "

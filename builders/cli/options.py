@@ -38,6 +38,10 @@ threshold_option = click.option(
 depth_bins_option = click.option(
     "--depth-bins", default=10, show_default=True, type=click.IntRange(1, 100),
     help="Equal bins of needle depth (0-100 %%) in depth.csv and depth.png.")
+grid_option = click.option(
+    "--grid", type=click.Choice(["standard", "depth", "evidence"]), default=None,
+    help="The grid globs select from (default: standard; depth: fixed-depth sweeps, evidence: mv{K}e_niah; "
+         "docs/generation.md). With no GLOB: the whole grid.")
 hub_cache_option = click.option(
     "--hub-cache", "--datasets-cache", "hub_cache", default=None, metavar="DIR",
     help="Where files of a Hub dataset are downloaded [default: the Hugging Face cache] (--datasets-cache: old name).")

@@ -6,7 +6,7 @@ import click
 
 from ..spec.configs import match_configs
 from .handler import cli_errors
-from .options import source_options, tokenizer_option
+from .options import grid_option, source_options, tokenizer_option
 
 
 @click.command("fetch")
@@ -26,12 +26,13 @@ def fetch_command(mirror, cache_dir):
 
 @click.command("list")
 @click.argument("patterns", nargs=-1)
+@grid_option
 @tokenizer_option
 @cli_errors
-def list_command(patterns, tokenizers):
-    """Print config names of the standard grid matching GLOB patterns (default: all 952)."""
+def list_command(patterns, grid, tokenizers):
+    """Print config names of a grid matching GLOB patterns (default: all; standard grid 952, depth 1,264, evidence 208)."""
     from ..generate.tokenizer import parse_tokenizer_option
 
     aliases = [parse_tokenizer_option(t)[0] for t in tokenizers]
-    for spec in match_configs(patterns or ["*"], aliases):
+    for spec in match_configs(patterns or ["*"], aliases, grid or "standard"):
         click.echo(spec.name)

@@ -62,7 +62,7 @@ class BuildPlan:
 
 def check_request(patterns: Iterable[str], out_dir: str | os.PathLike, *, samples: int = DEFAULT_SAMPLES,
                   seed: int = DEFAULT_SEED, num_proc: int = 1, force: bool = False, aliases: Iterable[str] = (),
-                  wait: float = 0.0) -> list[ConfigSpec]:
+                  wait: float = 0.0, grid: str = "standard") -> list[ConfigSpec]:
     """Validate a build request before anything is loaded or written; return the specs it selects.
 
     The checks of the export folder are repeated under its lock; done here first, they fail in a
@@ -74,7 +74,7 @@ def check_request(patterns: Iterable[str], out_dir: str | os.PathLike, *, sample
         raise OneRulerError(f"--num-proc must be at least 1 (got {num_proc})")
     if wait < 0:
         raise OneRulerError(f"--wait must be 0 (fail at once) or a number of seconds (got {wait:g})")
-    specs = match_configs(list(patterns), tuple(aliases))
+    specs = match_configs(list(patterns), tuple(aliases), grid)
     if not specs:
         raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k'")
     out = Path(out_dir)
@@ -200,12 +200,13 @@ def build_dataset(
     log: Callable[[str], None] | None = None,
     wait: float = 0.0,
     full_count: bool = False,
+    grid: str = "standard",
 ) -> BuildSummary:
     """Build the configs matching ``patterns`` into ``out_dir`` (adding to what it already holds).
 
     Skips configs whose shard matches the manifest and whose recorded inputs (seed, samples,
     tokenizer identity and fingerprint, oneruler version, generator code) equal this build's, unless
-    ``force``. Results are byte-identical for any ``num_proc`` and any build order, and with or
+    ``force``. Globs select from the named ``grid`` (``spec/grids.py``). Results are byte-identical for any ``num_proc`` and any build order, and with or
     without ``full_count`` (tokenise every candidate prompt whole instead of counting it by construction).
     Another build writing into ``out_dir`` makes this one fail at once, or wait up to ``wait`` seconds.
     """
@@ -213,7 +214,7 @@ def build_dataset(
     log = log or (lambda msg: None)
     tokenizer_specs = dict(tokenizer_specs or {})
     specs = check_request(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc, force=force,
-                          aliases=tokenizer_specs, wait=wait)
+                          aliases=tokenizer_specs, wait=wait, grid=grid)
     from .inputs import BuildInputs
 
     inputs = BuildInputs(mirror, cache_dir, tokenizer_specs, full_count)

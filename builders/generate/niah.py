@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Callable, Sequence, Union
 
 from ..base.errors import OneRulerError
 from ..sources.parse import NiahTemplate, NounTable
@@ -23,6 +24,7 @@ DEPTHS: tuple[int, ...] = tuple(int(round(100 * i / 39)) for i in range(40))  # 
 CROSS_LINGUAL_EXCLUDED: frozenset[int] = frozenset({21, 28, 42, 64, 65})
 VALUE_MIN, VALUE_MAX = 1_000_000, 9_999_999
 MAX_KEY_DRAWS = 10_000
+Depth = Union[int, Fraction]  # percent: a grid or fixed depth (int), or an evenly spaced point (Fraction)
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class NiahDraw:
 
     needle_nouns: tuple[int, ...]  # noun index of each needle, in text order
     needle_values: tuple[int, ...]
-    depths: tuple[int, ...]  # sorted, one per needle
+    depths: tuple[Depth, ...]  # sorted, one per needle (nominal: before the quotation rule)
     query_nouns: tuple[int, ...]
     answer_values: tuple[int, ...]  # empty for none_niah
     key_redraws: int = 0  # noun draws rejected by the distinct-key rule before this one (for the card)
@@ -46,8 +48,25 @@ def _conflicts(nouns: NounTable, ids: list[int]) -> bool:
     return False
 
 
-def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTable, cross_lingual: bool) -> NiahDraw:
-    """Draw keys, values, depths and queries for one example (depends on no language)."""
+def grid_depths(rng: StableRng, n: int) -> list[int]:
+    """n depths from the 40-point grid, sorted: distinct for n <= 40 (the paper's draw); beyond that every
+    grid point ``n // 40`` times plus ``n % 40`` distinct ones (``mv{K}_niah`` with K > 40)."""
+    cycles, extra = divmod(n, len(DEPTHS))
+    return sorted(list(DEPTHS) * cycles + [DEPTHS[i] for i in rng.sample(len(DEPTHS), extra)])
+
+
+def even_depths(n: int) -> tuple[Fraction, ...]:
+    """Counting-Stars' evenly spaced evidence: value j at depth 100·(j+0.5)/n percent, exactly."""
+    return tuple(Fraction(100 * (2 * j + 1), 2 * n) for j in range(n))
+
+
+def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTable, cross_lingual: bool,
+              depth: int | None = None) -> NiahDraw:
+    """Draw keys, values, depths and queries for one example (depends on no language).
+
+    ``depth``: put every needle there (``_at{depth}`` configs) instead of the drawn depths; everything
+    else is the draw of the same index without it (the depths are still drawn, so the queries match).
+    """
     family = task.draws_as or task.name
     rng = StableRng("oneruler-niah", seed, family, length, index, "xling" if cross_lingual else "mono")
     candidates = [i for i in range(len(nouns.rows)) if not (cross_lingual and i in CROSS_LINGUAL_EXCLUDED)]
@@ -67,14 +86,14 @@ def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTab
             values.append(v)
     # needle j belongs to key j // num_values; needles are placed in a random order at sorted depths
     order = rng.permutation(n_needles)
-    depths = sorted(DEPTHS[i] for i in rng.sample(len(DEPTHS), n_needles))
+    depths: Sequence[Depth] = grid_depths(rng, n_needles)
     if task.relevant:
         asked = rng.sample(task.num_keys, task.num_queries)
         query_nouns = tuple(keys[i] for i in asked)
         answer_values = tuple(values[i * task.num_values + j] for i in asked for j in range(task.num_values))
     else:
         query_nouns, answer_values = tuple(extra), ()
-    return NiahDraw(
+    draw = NiahDraw(
         needle_nouns=tuple(keys[j // task.num_values] for j in order),
         needle_values=tuple(values[j] for j in order),
         depths=tuple(depths),
@@ -82,6 +101,9 @@ def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTab
         answer_values=answer_values,
         key_redraws=redraws,
     )
+    if task.even:
+        return replace(draw, depths=even_depths(n_needles))
+    return draw if depth is None else replace(draw, depths=(depth,) * n_needles)
 
 
 @dataclass(frozen=True)
@@ -115,7 +137,7 @@ def prompt_frame(task: NiahSpec, queries: list[str], inst: Language, template: N
     return head, tail + question_block + answer_block
 
 
-def insertion_points(k: int, depths: tuple[int, ...], is_safe: Callable[[int], bool] | None = None) -> list[int]:
+def insertion_points(k: int, depths: Sequence[Depth], is_safe: Callable[[int], bool] | None = None) -> list[int]:
     """Where each needle goes among k units: before unit ``int(k * depth / 100)`` (SPEC §4.5), moved on
     to the next boundary outside every quotation and bracket (``is_safe``), or to the end of the
     context if none is left. Depths are sorted, so the points are too."""
@@ -128,7 +150,7 @@ def insertion_points(k: int, depths: tuple[int, ...], is_safe: Callable[[int], b
     return points
 
 
-def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[int, ...], joiner: str,
+def insert_needles(sentences: list[str], needles: list[Needle], depths: Sequence[Depth], joiner: str,
                    is_safe: Callable[[int], bool] | None = None) -> str:
     """The context: each needle before the unit ``insertion_points`` gives (every boundary if no ``is_safe``)."""
     parts: list[str] = []
@@ -141,8 +163,18 @@ def insert_needles(sentences: list[str], needles: list[Needle], depths: tuple[in
     return joiner.join(parts)
 
 
+def needle_records(needles: list[Needle], depths: Sequence[Depth], k: int,
+                   is_safe: Callable[[int], bool] | None) -> list[dict]:
+    """The row's needle records: nominal ``depth`` (whole percent; an evenly spaced point rounded half up)
+    and ``actual_depth``, where the needle landed after the quotation rule: 100 · boundary / k."""
+    points = insertion_points(k, depths, is_safe)
+    return [{"key": n.key, "value": n.value, "depth": int(d) if isinstance(d, int) else int(d + Fraction(1, 2)),
+             "actual_depth": 100 * pos / k if k else float(d)}
+            for n, d, pos in zip(needles, depths, points)]
+
+
 def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
-                 depths: tuple[int, ...], book: PreparedBook, joiner: str, tokenizer: Tokenizer,
+                 depths: Sequence[Depth], book: PreparedBook, joiner: str, tokenizer: Tokenizer,
                  exact: BookCounter):
     """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens.
 
@@ -191,7 +223,7 @@ def render_niah(spec: ConfigSpec, task: NiahSpec, draw: NiahDraw, sources: Sourc
         "input": head + context + tail,
         "answers": answers,
         "num_tokens": fit.tokens,
-        "needles": [{"key": n.key, "value": n.value, "depth": d} for n, d in zip(needles, draw.depths)],
+        "needles": needle_records(needles, draw.depths, fit.units, book.is_safe),
         "queries": queries,
         "context_span": [len(head), len(head) + len(context)],
         "num_units": fit.units,

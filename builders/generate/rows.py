@@ -36,7 +36,7 @@ class RowGenerator:
         if isinstance(task, CweSpec):
             body = render_cwe(spec, task, index, seed, self.sources, tokenizer, self.prepared)
         else:
-            draw = draw_niah(task, spec.length, index, seed, self.sources.nouns, spec.is_cross_lingual)
+            draw = draw_niah(task, spec.length, index, seed, self.sources.nouns, spec.is_cross_lingual, spec.depth)
             body = render_niah(spec, task, draw, self.sources, tokenizer, self.prepared)
         row = {
             "id": row_id(spec.name, index),

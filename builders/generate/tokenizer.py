@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 
 from ..base.errors import TokenizerError
 from ..base.files import sha256_file
-from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS
+from ..spec.defaults import ALIAS_RULE, BUILTIN_TOKENIZERS, valid_alias
 
 _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
@@ -207,8 +207,8 @@ def parse_tokenizer_option(option: str) -> tuple[str, str]:
     alias = alias.strip()
     if not sep or not alias or not spec.strip():
         raise TokenizerError(f"--tokenizer {option!r}: expected ALIAS=SPEC, e.g. llama3=meta-llama/Meta-Llama-3-8B")
-    if not ALIAS_RE.match(alias):
-        raise TokenizerError(f"--tokenizer {option!r}: alias {alias!r} must be lower-case letters, digits, '.' or '-' (no '_')")
+    if not valid_alias(alias):
+        raise TokenizerError(f"--tokenizer {option!r}: alias {alias!r} must be {ALIAS_RULE} (no '_')")
     return alias, spec.strip()
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..base.errors import OneRulerError
 from ..generate.tokenizer import parse_tokenizer_option
 from ..report.records import ScoringOptions
-from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS, DEFAULT_ALIAS, DEFAULT_SAMPLES, DEFAULT_SEED
+from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS, RESERVED_ALIAS_RE, DEFAULT_ALIAS, DEFAULT_SAMPLES, DEFAULT_SEED
 
 DATASET_ENV = "ONERULER_DATASET"
 BOOL_KEYS = ("strict", "keep_think", "answer_tag")
@@ -74,6 +74,8 @@ def derived_alias(spec: str) -> str:
         if spec in (alias, name):
             return alias
     alias = re.sub(r"[^a-z0-9.\-]+", "-", PurePath(spec.rstrip("/\\")).name.lower()).strip("-.")
+    if RESERVED_ALIAS_RE.match(alias):  # ``at3-chat`` would read as a depth part: keep it an alias
+        alias = f"tok-{alias}"
     if not alias or not ALIAS_RE.match(alias):
         raise OneRulerError(f"lm-eval metadata: cannot derive a tokenizer alias from {spec!r}; "
                             f"pass \"tokenizer\": \"ALIAS=SPEC\"")

@@ -1,20 +1,22 @@
 """Config names: parse, validate, render, and the standard grid (SPEC §3).
 
-Grammar: ``{ctx}[-{inst}]_{task}_{length}[_{alias}]``, e.g. ``pl_s_niah_128k``,
-``ko-en_none_niah_32k``, ``en_mv_niah_64k_llama3``.
+Grammar: ``{ctx}[-{inst}]_{task}_{length}[_at{depth}][_{alias}]``, e.g. ``pl_s_niah_128k``,
+``ko-en_none_niah_32k``, ``en_mv_niah_64k_llama3``, ``pl_s_niah_32k_at25`` (every needle at 25 %),
+``de_mv16e_niah_128k`` (16 values evenly spaced; ``spec/tasks.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import fnmatch
 import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from .defaults import ALIAS_RE, BUILTIN_ALIASES, DEFAULT_ALIAS
+from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS_RE, valid_alias
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
-from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, TASKS
+from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, TASK_FORMS, TASKS, get_task, multi_value_form
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 # The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
@@ -26,6 +28,9 @@ MIN_BARE_LENGTH = 1_000
 GLOB_EXAMPLES = "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one length), 'ko-*' (cross-lingual)"
 
 _LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
+_DEPTH_RE = re.compile(r"^at(?P<depth>0|[1-9][0-9]*)$")
+_MULTI_VALUE_PREFIX = re.compile(r"^mv[0-9]+e?_niah(?=_|$)")
+DEPTH_FORM = "_at{D} with D an integer percent 0..100 (0: before the first haystack sentence, 100: after the last)"
 
 
 class ConfigNameError(ValueError):
@@ -84,6 +89,7 @@ class ConfigSpec:
     length: int
     instruction_language: str = ""
     tokenizer_alias: str | None = None  # None: text-control (cl100k)
+    depth: int | None = None  # every needle at this depth in percent (``_at{depth}``); None: the task's draws
 
     def __post_init__(self) -> None:
         if not self.instruction_language:
@@ -94,23 +100,27 @@ class ConfigSpec:
                     f"unknown {role} language {code!r}{_nearest(code, LANGUAGE_CODES)}; "
                     f"valid: {', '.join(LANGUAGE_CODES)}"
                 )
-        if self.task not in TASKS:
+        try:
+            task = get_task(self.task)
+        except ValueError as exc:
+            if multi_value_form(self.task):  # mv1_niah, mv1000_niah: the K rule, not "unknown task"
+                raise ConfigNameError(str(exc)) from None
             raise ConfigNameError(
-                f"unknown task {self.task!r}{_nearest(self.task, TASKS)}; valid: {', '.join(TASKS)}"
-            )
+                f"unknown task {self.task!r}{_nearest(self.task, TASKS)}; valid: {', '.join(TASKS)}, {TASK_FORMS}"
+            ) from None
         if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length <= 0:
             raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
         if self.length > MAX_LENGTH:
             raise ConfigNameError(_too_long(self.length))
-        if self.is_cross_lingual and TASKS[self.task].kind != "niah":
+        if self.is_cross_lingual and task.kind != "niah":
             raise ConfigNameError(
                 f"cross-lingual configs exist only for NIAH tasks, not {self.task!r}; "
                 f"valid: {', '.join(n for n, t in TASKS.items() if t.kind == 'niah')}"
             )
-        if self.tokenizer_alias is not None and not ALIAS_RE.match(self.tokenizer_alias):
-            raise ConfigNameError(
-                f"invalid tokenizer alias {self.tokenizer_alias!r}: use lower-case letters, digits, '.' or '-'"
-            )
+        if self.tokenizer_alias is not None and not valid_alias(self.tokenizer_alias):
+            raise ConfigNameError(f"invalid tokenizer alias {self.tokenizer_alias!r}: use {ALIAS_RULE}")
+        if self.depth is not None:
+            _check_depth(self.depth, task)
 
     @property
     def is_cross_lingual(self) -> bool:
@@ -130,12 +140,33 @@ class ConfigSpec:
     @property
     def name(self) -> str:
         parts = [self.languages, self.task, render_length(self.length)]
+        if self.depth is not None:
+            parts.append(f"at{self.depth}")
         if self.tokenizer_alias is not None:
             parts.append(self.tokenizer_alias)
         return "_".join(parts)
 
     def __str__(self) -> str:
         return self.name
+
+
+def _check_depth(depth: object, task) -> None:
+    """ConfigNameError unless ``depth`` is an integer 0..100 and the task has needles placed on the grid."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= 100:
+        raise ConfigNameError(f"invalid depth {depth!r}: use {DEPTH_FORM}")
+    if task.kind != "niah":
+        raise ConfigNameError(f"a fixed depth needs a NIAH task, not {task.name!r} (CWE has no needles)")
+    if getattr(task, "even", False):
+        raise ConfigNameError(f"{task.name!r} places its values evenly by definition; a fixed depth needs "
+                              f"{task.name.replace('e_niah', '_niah')!r} or another NIAH task")
+
+
+def parse_depth(part: str) -> int:
+    """``at25`` → 25; ConfigNameError for any other word starting with ``at`` + digit, '-' or '+'."""
+    m = _DEPTH_RE.match(part)
+    if m is None or int(m["depth"]) > 100:
+        raise ConfigNameError(f"invalid depth part {part!r}: use {DEPTH_FORM}, e.g. at25")
+    return int(m["depth"])
 
 
 def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> ConfigSpec:
@@ -147,7 +178,7 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
     hint = _LazyHint(name)
     if not isinstance(name, str) or "_" not in name:
         raise ConfigNameError(
-            f"invalid config name {name!r}: expected {{lang}}_{{task}}_{{length}}[_{{tokenizer}}], "
+            f"invalid config name {name!r}: expected {{lang}}_{{task}}_{{length}}[_at{{depth}}][_{{tokenizer}}], "
             f"e.g. pl_s_niah_128k{hint}"
         )
     lang_part, rest = name.split("_", 1)
@@ -157,18 +188,37 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
             raise ConfigNameError(f"config {name!r}: context and instruction language are both {ctx!r}; write {ctx}_...")
     else:
         ctx, inst = lang_part, lang_part
+    task = _parse_task(name, rest, hint)
+    tail = rest[len(task) + 1:].split("_") if rest != task else []
+    length, depth, alias = _parse_tail(name, lang_part, task, tail, known_aliases, hint)
+    try:
+        spec = ConfigSpec(ctx, task, length, inst, alias, depth)
+    except ConfigNameError as exc:
+        raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
+    return spec
+
+
+def _parse_task(name: str, rest: str, hint: _LazyHint) -> str:
+    """The task id at the start of ``rest`` (a standard id, longest first, or ``mv{K}[e]_niah``)."""
+    multi = _MULTI_VALUE_PREFIX.match(rest)
+    if multi is not None:
+        return multi.group()
     # Longest task id first so that s_niah_nonone wins over s_niah.
     task = next((t for t in sorted(TASKS, key=len, reverse=True) if rest == t or rest.startswith(t + "_")), None)
     if task is None:
         head = "_".join(rest.split("_")[:2])
         raise ConfigNameError(
-            f"config {name!r}: unknown task in {rest!r}{_nearest(head, TASKS)}; valid tasks: {', '.join(TASKS)}{hint}"
+            f"config {name!r}: unknown task in {rest!r}{_nearest(head, TASKS)}; valid tasks: {', '.join(TASKS)}, "
+            f"{TASK_FORMS}{hint}"
         )
-    tail = rest[len(task) + 1:].split("_") if rest != task else []
+    return task
+
+
+def _parse_tail(name: str, lang_part: str, task: str, tail: list[str], known_aliases: tuple[str, ...],
+                hint: _LazyHint) -> tuple[int, int | None, str | None]:
+    """(length, depth, alias) from the parts after the task: ``{length}[_at{depth}][_{alias}]``."""
     if not tail or not tail[0]:
         raise ConfigNameError(f"config {name!r}: missing length; use one of 8k 32k 64k 128k or any k/m/integer{hint}")
-    if len(tail) > 2:
-        raise ConfigNameError(f"config {name!r}: unexpected parts {tail[2:]!r} after the tokenizer alias{hint}")
     try:
         length = parse_length(tail[0])
     except ConfigNameError as exc:
@@ -181,17 +231,26 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
         )
     if length > MAX_LENGTH:
         raise ConfigNameError(f"config {name!r}: {_too_long(length)}")
-    alias = tail[1] if len(tail) == 2 else None
+    rest = tail[1:]
+    depth = None
+    if rest and RESERVED_ALIAS_RE.match(rest[0]):
+        try:
+            depth = parse_depth(rest.pop(0))
+        except ConfigNameError as exc:
+            raise ConfigNameError(f"config {name!r}: {exc}") from None
+    misplaced = next((part for part in rest if RESERVED_ALIAS_RE.match(part)), None)
+    if misplaced is not None:
+        raise ConfigNameError(f"config {name!r}: {misplaced!r} is a depth part; a name has at most one, right after "
+                              f"the length: {{lang}}_{{task}}_{{length}}[_at{{depth}}][_{{tokenizer}}]")
+    if len(rest) > 1:
+        raise ConfigNameError(f"config {name!r}: unexpected parts {rest[1:]!r} after the tokenizer alias{hint}")
+    alias = rest[0] if rest else None
     if alias is not None and alias not in known_aliases:
         raise ConfigNameError(
             f"config {name!r}: unknown tokenizer alias {alias!r}{_nearest(alias, known_aliases)}; "
             f"known: {', '.join(known_aliases)} (register others with --tokenizer {alias}=HUB_ID_OR_PATH)"
         )
-    try:
-        spec = ConfigSpec(ctx, task, length, inst, alias)
-    except ConfigNameError as exc:
-        raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
-    return spec
+    return length, depth, alias
 
 
 def iter_standard_configs() -> Iterator[ConfigSpec]:
@@ -217,13 +276,16 @@ def iter_standard_names() -> Iterator[str]:
     return (c.name for c in iter_standard_configs())
 
 
-def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None) -> list[ConfigSpec]:
-    """Expand glob patterns over the standard grid; a pattern without wildcards is parsed as a name.
+def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None, grid_name: str = "standard") -> list[ConfigSpec]:
+    """Expand glob patterns over a named grid (``spec/grids.py``: standard, depth, evidence); a pattern
+    without wildcards is parsed as a name.
 
     A concrete name outside the grid (``pl_s_niah_256k``, ``en_s_niah_8k_llama3``) is accepted if valid.
     A glob that matches nothing is an error.
     """
-    grid = list(iter_standard_configs())
+    from .grids import grid_configs  # grids.py builds on this module
+
+    grid = grid_configs(grid_name)
     known_aliases = set(BUILTIN_ALIASES) | set(aliases or ())
     out: dict[str, ConfigSpec] = {}
     for pattern in patterns:
@@ -234,10 +296,10 @@ def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None)
             glob = base if alias else pattern
             hits = [c for c in grid if fnmatch.fnmatchcase(c.name, glob)]
             if not hits:
-                raise ConfigNameError(no_match_message(pattern, glob, alias, grid))
+                raise ConfigNameError(no_match_message(pattern, glob, alias, grid, grid_name))
             for c in hits:
                 if alias:
-                    c = ConfigSpec(c.context_language, c.task, c.length, c.instruction_language, alias)
+                    c = dataclasses.replace(c, tokenizer_alias=alias)
                 out.setdefault(c.name, c)
         else:
             c = parse_config_name(pattern, aliases)
@@ -285,9 +347,12 @@ def _language_hint(glob: str) -> str | None:
     return None
 
 
-def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec]) -> str:
+def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec], grid_name: str = "standard") -> str:
     """Why a glob selects nothing, and globs that would select something."""
-    hint = _length_hint(glob, alias, grid) or _language_hint(glob)
+    hint = (_length_hint(glob, alias, grid) or _language_hint(glob)) if grid_name == "standard" else None
     if hint is None:
-        hint = f"globs select from the standard grid, e.g. {GLOB_EXAMPLES}; `oneruler list GLOB` shows what a glob selects"
-    return f"pattern {pattern!r} matches no config of the standard grid: {hint}"
+        examples = {"depth": "'pl_*' (one language), '*_at50' (one depth), '*_32k_*' (one length), 'ko-*' (CROSS pairs)",
+                    "evidence": "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)"}.get(grid_name, GLOB_EXAMPLES)
+        hint = (f"globs select from the {grid_name} grid, e.g. {examples}; "
+                f"`oneruler list --grid {grid_name} GLOB` shows what a glob selects")
+    return f"pattern {pattern!r} matches no config of the {grid_name} grid: {hint}"

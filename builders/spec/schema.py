@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datasets import Features, List, Value
 
-NEEDLE_FEATURES = {"key": Value("string"), "value": Value("string"), "depth": Value("int32")}
+# depth: the nominal depth in whole percent; actual_depth: where the needle landed (quotation rule), percent
+NEEDLE_FEATURES = {"key": Value("string"), "value": Value("string"), "depth": Value("int32"),
+                   "actual_depth": Value("float64")}
 
 FEATURES = Features(
     {

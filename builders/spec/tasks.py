@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+from ..scoring.core import MULTI_VALUE_TASK
 
 
 @dataclass(frozen=True)
@@ -19,6 +22,7 @@ class NiahSpec:
     draws_as: str | None = None  # share random draws with another task (paired ablation)
     kind: str = "niah"
     reserve: int = 30
+    even: bool = False  # True: value j at depth 100·(j+0.5)/K (Counting-Stars) instead of grid draws
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,46 @@ NIAH_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.kind == "ni
 CROSS_LINGUAL_TASKS: tuple[str, ...] = ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah")
 
 
+# Multi-evidence tasks ``mv{K}_niah`` / ``mv{K}e_niah`` (the pattern is the scoring layer's), made on demand.
+MIN_VALUES, MAX_VALUES = 2, 256
+# Tokens per value of a complete answer, worst case over the 26 instruction languages, seven list
+# separators and the shipped tokenizers (Qwen 2: one token per digit + 2 for "، "; cl100k, o200k,
+# Llama 3: 5). Measured by benchmarks/answer_tokens.py.
+ANSWER_TOKENS_PER_VALUE = 9
+TASK_FORMS = "mv{K}_niah or mv{K}e_niah (K = 2..256)"
+
+
+def multi_value_reserve(values: int) -> int:
+    """The answer reserve of a K-value task: the NIAH reserve (30) + 9 tokens per value."""
+    return TASKS["mv_niah"].reserve + math.ceil(ANSWER_TOKENS_PER_VALUE * values)
+
+
+def multi_value_form(name: object) -> bool:
+    """Whether ``name`` has the form ``mv{K}_niah`` / ``mv{K}e_niah`` (any K, valid or not)."""
+    return isinstance(name, str) and MULTI_VALUE_TASK.fullmatch(name) is not None
+
+
+def multi_value_task(name: str) -> NiahSpec | None:
+    """The spec of ``mv{K}_niah`` (random grid depths) or ``mv{K}e_niah`` (evenly spaced); None if not that form.
+
+    Raises ValueError for that form with K outside 2..256 or written with a leading zero.
+    """
+    m = MULTI_VALUE_TASK.fullmatch(name) if isinstance(name, str) else None
+    if m is None:
+        return None
+    k = int(m["values"])
+    if not MIN_VALUES <= k <= MAX_VALUES or m["values"] != str(k):
+        raise ValueError(f"task {name!r}: K = {m['values']} values is not valid; use {TASK_FORMS}, "
+                         f"e.g. mv16e_niah")
+    even = bool(m["even"])
+    spacing = "evenly spaced" if even else "at random grid depths"
+    return NiahSpec(name, f"Multi-value NIAH, {k} values {spacing}", num_keys=1, num_values=k, num_queries=1,
+                    draws_as="mv_niah", reserve=multi_value_reserve(k), even=even)
+
+
 def get_task(name: str) -> NiahSpec | CweSpec:
-    """Return a task spec, or raise a ValueError listing the valid task ids."""
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise ValueError(f"unknown task {name!r}; valid: {', '.join(TASKS)}") from None
+    """Return a task spec (a standard id or a multi-evidence form), or raise a ValueError listing the valid ids."""
+    task = TASKS.get(name) or multi_value_task(name)
+    if task is None:
+        raise ValueError(f"unknown task {name!r}; valid: {', '.join(TASKS)}, {TASK_FORMS}")
+    return task
