@@ -13,9 +13,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..scoring.core import NONE_WORDS
-from ..spec.configs import STANDARD_LENGTHS, render_length
+from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
-from ..spec.tasks import TASKS
+from ..spec.tasks import TASKS, get_task, multi_value_form
 from ..base.files import atomic_write_bytes
 from .frontmatter import export_languages, front_matter_yaml
 from .layout import README_NAME
@@ -216,6 +216,23 @@ def _summary(configs: dict, langs: set[str]) -> str:
             f"{', '.join(render_length(n) for n in lengths) or '—'}.")
 
 
+def _sweeps(configs: dict) -> str:
+    """Which position-controlled configs this export holds (fixed-depth, multi-evidence)."""
+    depth = [n for n, e in configs.items() if parse_config_name(n, [e["tokenizer"]["alias"]]).depth is not None]
+    evidence = sorted({e["task"] for e in configs.values() if multi_value_form(e["task"])},
+                      key=lambda t: (get_task(t).num_values, t))
+    if not depth and not evidence:
+        return "This export holds no position-controlled config; build them with the commands below."
+    parts = []
+    if depth:
+        depths = sorted({parse_config_name(n, [configs[n]["tokenizer"]["alias"]]).depth for n in depth})
+        parts.append(f"{_num(len(depth))} fixed-depth config(s) (depths {', '.join(f'{d}%' for d in depths)})")
+    if evidence:
+        tasks = ", ".join(f"`{t}` (reserve {get_task(t).reserve})" for t in evidence)
+        parts.append(f"{_num(sum(e['task'] in evidence for e in configs.values()))} multi-evidence config(s): {tasks}")
+    return "This export holds " + " and ".join(parts) + "."
+
+
 def render_sections(manifest: dict) -> dict[str, str]:
     """The generated pieces the template's ``{{ placeholders }}`` refer to."""
     configs = manifest["configs"]
@@ -237,6 +254,7 @@ def render_sections(manifest: dict) -> dict[str, str]:
         "tokenizers": _tokenizer_lines(configs),
         "build_inputs": _build_lines(manifest),
         "num_configs": _num(len(configs)),
+        "sweeps": _sweeps(configs),
     }
 
 

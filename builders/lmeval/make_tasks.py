@@ -1,4 +1,4 @@
-"""Generate the lm-eval task and group YAMLs from the standard grid (``catalog.py``): data, not hand-written.
+"""Generate the lm-eval task and group YAMLs from the standard and sweep grids (``catalog.py``): data, not hand-written.
 
     python -m builders.lmeval.make_tasks           # rewrite tasks/oneruler/*.yaml
     python -m builders.lmeval.make_tasks --check   # exit 1 if any generated file is stale
