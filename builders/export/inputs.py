@@ -27,7 +27,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 # The modules whose code decides the bytes of a shard (paths below builders/).
 GENERATOR_MODULES: tuple[str, ...] = (
-    "spec/configs.py", "spec/defaults.py", "spec/ids.py", "spec/languages.py", "spec/schema.py", "spec/tasks.py",
+    "spec/configs.py", "spec/defaults.py", "spec/grids.py", "spec/ids.py", "spec/languages.py", "spec/schema.py", "spec/tasks.py",
     "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
     "generate/bookcount.py", "generate/budget.py", "generate/counting.py", "generate/cwe.py", "generate/niah.py",
     "generate/prepared.py", "generate/quotes.py", "generate/rng.py", "generate/rows.py", "generate/segment.py",

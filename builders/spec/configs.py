@@ -354,5 +354,5 @@ def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[Conf
         examples = {"depth": "'pl_*' (one language), '*_at50' (one depth), '*_32k_*' (one length), 'ko-*' (CROSS pairs)",
                     "evidence": "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)"}.get(grid_name, GLOB_EXAMPLES)
         hint = (f"globs select from the {grid_name} grid, e.g. {examples}; "
-                f"`oneruler list --grid {grid_name} GLOB` shows what a glob selects")
+                f"`oneruler list {'' if grid_name == 'standard' else f'--grid {grid_name} '}GLOB` shows what a glob selects")
     return f"pattern {pattern!r} matches no config of the {grid_name} grid: {hint}"

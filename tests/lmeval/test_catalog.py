@@ -22,13 +22,32 @@ LANGS = ("en", "zh", "ko", "pl", "ja", "fr", "de", "es", "it", "pt", "ru", "uk",
 
 def test_one_task_per_standard_config_named_after_it():
     names = [e.name for e in task_entries()]
-    assert len(names) == len(set(names)) == 952
-    assert names == [f"oneruler_{c}" for c in iter_standard_names()]
+    assert len(names) == len(set(names)) == 952 + 1264 + 208
+    assert names[:952] == [f"oneruler_{c}" for c in iter_standard_names()]
     for name in ("oneruler_pl_s_niah_128k", "oneruler_ko-en_none_niah_8k", "oneruler_en_s_niah_nonone_32k"):
         assert name in names
-    reserves = {e.task: e.reserve for e in task_entries()}
+    reserves = {e.task: e.reserve for e in task_entries()[:952]}
     assert reserves == {"s_niah": 30, "mk_niah": 30, "mv_niah": 30, "mq_niah": 30, "none_niah": 30,
                         "s_niah_nonone": 30, "cwe_easy": 50, "cwe_hard": 50}
+
+
+def test_the_sweep_grids_have_tasks_and_groups():
+    entries = {e.name: e for e in task_entries()[952:]}
+    found = groups()
+    assert "oneruler_sw_s_niah_64k_at70" in entries and "oneruler_pl-ko_s_niah_128k_at75" in entries
+    assert entries["oneruler_ta_mv64e_niah_128k"].reserve == 30 + 9 * 64  # max_gen_toks: a complete answer fits
+    assert entries["oneruler_ta_mv8e_niah_32k"].reserve == 30 + 9 * 8
+    assert len(found["oneruler_depth"]) == 26 * 11 * 4 + 6 * 5 * 4
+    for lang in LANGS:
+        members = found[f"oneruler_depth_{lang}"]
+        assert len(members) == 44 and all(t.startswith(f"oneruler_{lang}_s_niah_") for t in members)
+    xling = found["oneruler_depth_xling"]
+    assert len(xling) == 120 and {t.rsplit("_at", 1)[1] for t in xling} == {"0", "25", "50", "75", "100"}
+    assert len(found["oneruler_evidence"]) == 208
+    for k in (8, 16, 32, 64):
+        members = found[f"oneruler_evidence_k{k}"]
+        assert len(members) == 52 and all(f"_mv{k}e_niah_" in t for t in members)
+    assert set(found["oneruler_depth"]) | set(found["oneruler_evidence"]) == set(entries)
 
 
 def test_groups_hold_the_papers_slices():
@@ -47,7 +66,7 @@ def test_groups_hold_the_papers_slices():
         assert len(members) == 182 and all(t.endswith(f"_{length}") for t in members)
     assert len(found["oneruler_xling"]) == 120
     assert {t.split("_")[1] for t in found["oneruler_xling"]} == {"en-ko", "en-pl", "ko-en", "ko-pl", "pl-en", "pl-ko"}
-    assert len(found) == 1 + 26 + 8 + 4 + 1
+    assert len(found) == 1 + 26 + 8 + 4 + 1 + (1 + 26 + 1) + (1 + 4)
     task_names = {e.name for e in task_entries()}
     assert not task_names & set(found)
     assert all(set(members) <= task_names for members in found.values())
