@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -6,6 +7,7 @@ import pytest
 from builders.spec.configs import (
     ConfigNameError, ConfigSpec, iter_standard_configs, match_configs, parse_config_name, parse_length, render_length,
 )
+from builders.spec.grids import grid_configs
 
 
 def test_standard_grid_sizes():
@@ -138,3 +140,88 @@ def test_a_glob_matching_nothing_suggests_globs_that_do(pattern, says, never):
     # every glob the message suggests selects something
     for suggested in [w.strip("'?,;") for w in message.split() if "*" in w and w.strip("'?,;") != pattern]:
         assert match_configs([suggested]), suggested
+
+
+@pytest.mark.parametrize("name, task, depth, alias", [
+    ("pl_s_niah_32k_at25", "s_niah", 25, None),
+    ("ko-en_s_niah_8k_at0", "s_niah", 0, None),
+    ("en_mk_niah_128k_at100_o200k", "mk_niah", 100, "o200k"),
+    ("de_mv16e_niah_128k", "mv16e_niah", None, None),
+    ("sw_mv256_niah_64k_at40", "mv256_niah", 40, None),
+    ("fr_s_niah_nonone_8k_at10_llama3", "s_niah_nonone", 10, "llama3"),
+])
+def test_position_controlled_names_round_trip(name, task, depth, alias):
+    spec = parse_config_name(name, ["llama3"])
+    assert (spec.task, spec.depth, spec.tokenizer_alias) == (task, depth, alias)
+    assert spec.name == name and parse_config_name(spec.name, ["llama3"]) == spec
+    # valid as a Hub config name and, with its prefix, as an lm-eval task name
+    assert re.fullmatch(r"[a-z0-9][a-z0-9_.\-]*", name) and len(f"oneruler_{name}") < 96
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("pl_s_niah_32k_at101", "invalid depth part 'at101': use _at{D} with D an integer percent 0..100"),
+    ("pl_s_niah_32k_at-5", "invalid depth part 'at-5'"),
+    ("pl_s_niah_32k_at2.5", "invalid depth part 'at2.5'"),
+    ("pl_s_niah_32k_at+5", "invalid depth part 'at+5'"),
+    ("pl_s_niah_32k_at05", "invalid depth part 'at05'"),
+    ("pl_cwe_hard_32k_at5", "a fixed depth needs a NIAH task, not 'cwe_hard'"),
+    ("pl_mv16e_niah_32k_at5", "places its values evenly"),
+    ("pl_s_niah_32k_at5_at6", "'at6' is a depth part; a name has at most one"),
+    ("pl_s_niah_32k_o200k_at5", "'at5' is a depth part"),
+    ("pl_mv1_niah_32k", "K = 1 values is not valid; use mv{K}_niah or mv{K}e_niah (K = 2..256)"),
+    ("pl_mv1000_niah_32k", "K = 1000 values is not valid"),
+    ("pl_mv257e_niah_32k", "K = 257 values is not valid"),
+    ("pl_mv016_niah_32k", "K = 016 values is not valid"),
+])
+def test_position_controlled_names_that_must_be_refused(name, fragment):
+    with pytest.raises(ConfigNameError) as info:
+        parse_config_name(name)
+    message = str(info.value)
+    assert message.startswith(f"config {name!r}: ") and fragment in message
+    assert "\n" not in message
+
+
+def test_aliases_that_read_as_depth_parts_are_reserved():
+    from builders.base.errors import TokenizerError
+    from builders.generate.tokenizer import parse_tokenizer_option
+
+    for alias in ("at5", "at-5", "at+1", "at0x"):
+        with pytest.raises(TokenizerError, match=f"alias '{re.escape(alias)}' must be .*not starting with 'at'"):
+            parse_tokenizer_option(f"{alias}=cl100k_base")
+        with pytest.raises(ConfigNameError, match="invalid tokenizer alias"):
+            ConfigSpec("pl", "s_niah", 8000, tokenizer_alias=alias)
+    assert parse_tokenizer_option("atlas=cl100k_base") == ("atlas", "cl100k_base")  # 'at' + letter is an alias
+    assert parse_config_name("pl_s_niah_8k_atlas", ["atlas"]).tokenizer_alias == "atlas"
+
+
+def test_sweep_grids():
+    depth = grid_configs("depth")
+    assert len({c.name for c in depth}) == len(depth) == 26 * 11 * 4 + 6 * 5 * 4
+    mono = [c for c in depth if not c.is_cross_lingual]
+    assert {c.depth for c in mono} == set(range(0, 101, 10)) and {c.task for c in depth} == {"s_niah"}
+    assert {c.length for c in depth} == {8_000, 32_000, 64_000, 128_000}
+    xling = [c for c in depth if c.is_cross_lingual]
+    assert {c.depth for c in xling} == {0, 25, 50, 75, 100}
+    assert {c.languages for c in xling} == {"en-ko", "en-pl", "ko-en", "ko-pl", "pl-en", "pl-ko"}
+    evidence = grid_configs("evidence")
+    assert len(evidence) == 26 * 4 * 2 and {c.task for c in evidence} == {"mv8e_niah", "mv16e_niah", "mv32e_niah", "mv64e_niah"}
+    assert {c.length for c in evidence} == {32_000, 128_000}
+    for c in depth + evidence:
+        assert parse_config_name(c.name) == c
+    assert [c.name for c in match_configs(["pl_s_niah_8k_at*"], grid_name="depth")] == [
+        f"pl_s_niah_8k_at{d}" for d in range(0, 101, 10)]
+    assert [c.name for c in match_configs(["ko-en_*_32k_at50_o200k"], grid_name="depth")] == ["ko-en_s_niah_32k_at50_o200k"]
+    assert len(match_configs(["*"], grid_name="evidence")) == 208
+    with pytest.raises(ConfigNameError, match="unknown grid 'depths'; valid: standard, depth, evidence"):
+        grid_configs("depths")
+
+
+def test_multi_value_tasks_are_made_on_demand():
+    from builders.spec.tasks import TASKS, get_task
+
+    task = get_task("mv64e_niah")
+    assert (task.num_keys, task.num_values, task.num_queries, task.even, task.draws_as) == (1, 64, 1, True, "mv_niah")
+    assert task.reserve == 30 + 9 * 64 and get_task("mv2_niah").reserve == 48 and not get_task("mv2_niah").even
+    assert "mv64e_niah" not in TASKS and len(TASKS) == 8  # the standard table is unchanged
+    with pytest.raises(ValueError, match="unknown task 'mvx_niah'"):
+        get_task("mvx_niah")
