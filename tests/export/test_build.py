@@ -50,7 +50,7 @@ def hand_row(config: str, index: int, text: str) -> dict:
         "id": f"{config}/{index}", "config": config, "task": "s_niah", "context_language": "en",
         "instruction_language": "en", "length": 8000, "tokenizer": "cl100k_base", "input": text,
         "answers": [str(1_000_000 + index)], "num_tokens": 100 + index,
-        "needles": [{"key": "apple", "value": str(1_000_000 + index), "depth": 50}], "queries": ["apple"],
+        "needles": [{"key": "apple", "value": str(1_000_000 + index), "depth": 50, "actual_depth": 49.5}], "queries": ["apple"],
         "context_span": [5, len(text) - 5], "index": index, "seed": 42, "reserve": 30, "budget": 7970,
         "num_units": 10, "cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0,
         "cwe_pool_exhausted": False,

@@ -278,7 +278,8 @@ def test_draws_are_aligned_across_languages(generator, sources, cl100k):
 def test_nonone_ablation_pairs_with_s_niah(generator, sources, cl100k):
     a = generator.example(ConfigSpec("fr", "s_niah", 8000), 5)
     b = generator.example(ConfigSpec("fr", "s_niah_nonone", 8000), 5)
-    assert a["needles"] == b["needles"] and a["answers"] == b["answers"]
+    nominal = [[(n["key"], n["value"], n["depth"]) for n in r["needles"]] for r in (a, b)]
+    assert nominal[0] == nominal[1] and a["answers"] == b["answers"]  # actual depths differ with the haystack's size
     none_sentence = sources.niah_template("fr")["if_no_numbers"].split("</")[0]
     assert none_sentence in a["input"] and none_sentence not in b["input"]
 

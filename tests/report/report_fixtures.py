@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from builders.cli import cli
 from builders.spec.schema import FEATURES
 
-# A row schema whose needles also record where they really landed (issue 18's ``actual_depth``).
-ACTUAL_DEPTH_FEATURES = datasets.Features({
-    **FEATURES, "needles": datasets.List({**FEATURES["needles"].feature, "actual_depth": datasets.Value("float64")})})
+# The row schema of exports written before issue 18, whose needles do not record ``actual_depth``.
+BEFORE_ACTUAL_DEPTH = datasets.Features({
+    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items() if k != "actual_depth"})})
 
 
 def make_row(config: str, index: int, task: str, ctx: str, inst: str, length: int, answers, needles=()) -> dict:
@@ -40,7 +40,7 @@ def write_export(root: Path, configs: dict[str, list[dict]], manifest: str | Non
     for n, (name, rows) in enumerate(configs.items()):
         rel = f"data/{name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        features = ACTUAL_DEPTH_FEATURES if any("actual_depth" in x for r in rows for x in r["needles"]) else FEATURES
+        features = FEATURES if any("actual_depth" in x for r in rows for x in r["needles"]) else BEFORE_ACTUAL_DEPTH
         pq.write_table(datasets.Dataset.from_list(rows, features=features).data.table, root / rel, compression="zstd")
         meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
     text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# ONERULER (test)\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import datasets
 import pytest
 from click.testing import CliRunner
-from report_fixtures import make_row, write_export, write_jsonl
+from report_fixtures import BEFORE_ACTUAL_DEPTH, make_row, write_export, write_jsonl
 
 from builders.report import aggregate as rep
 from builders.report.predictions import Prediction
@@ -126,7 +126,7 @@ def score(export, cache, tmp_path, records, *extra):
 
 def test_load_dataset_reads_the_fixture(export, cache):
     ds = datasets.load_dataset(str(export[0]), "ko-en_mq_niah_8k", split="test", cache_dir=cache)
-    assert ds.num_rows == 2 and ds.features == FEATURES
+    assert ds.num_rows == 2 and ds.features == BEFORE_ACTUAL_DEPTH  # needles without actual_depth, as before issue 18
 
 
 def test_score_end_to_end_paper_mode(export, cache, tmp_path):
