@@ -17,7 +17,6 @@ from report_fixtures import BEFORE_ACTUAL_DEPTH, make_row, write_export, write_j
 from builders.report import aggregate as rep
 from builders.report.predictions import Prediction
 from builders.cli import cli
-from builders.spec.schema import FEATURES
 
 REPO = Path(__file__).resolve().parents[2]
 WORDS_JA = ["在る", "議室", "けがらわしい", "組合せ", "もらう", "出る", "社", "連休", "年", "物"]

@@ -55,3 +55,5 @@ def test_a_depth_sweep_builds_runs_and_draws_its_heatmap(tmp_path, source_cache)
     lines = [json.loads(x) for x in (report / "examples.jsonl").read_text(encoding="utf-8").splitlines()]
     multi = [x for x in lines if x["task"] == "mv8e_niah"]
     assert [(x["passed"], x["recall"]) for x in multi] == [(0, 0.5), (0, 0.5)]  # per-row recall: 4 of 8 values
+    scores = {r["config"]: r for r in csv.DictReader((report / "scores.csv").open(encoding="utf-8"))}
+    assert (scores["pl_mv8e_niah_8k"]["accuracy"], float(scores["pl_mv8e_niah_8k"]["recall"])) == ("0.0", 0.5)
