@@ -202,3 +202,23 @@ def test_card_regenerated_from_an_export_shows_the_facts(tmp_path, source_cache)
     assert 85_000 < zh["128000"][0] < 95_000 and 55_000 < zh["128000"][1] < 62_000
     assert "| `sw_glossary` |" in readme and "| `uk_latin_letters` |" in readme
     assert "equals the cl100k count of the released file for 23 of 26 books" in readme  # not o200k
+
+
+def test_card_says_which_sweeps_the_export_holds_and_what_they_reproduce(small):
+    body = render_card(small)
+    assert "This export holds no position-controlled config" in body
+    sweep = manifest({
+        "pl_s_niah_32k_at0": entry("pl_s_niah_32k_at0", "s_niah", "pl", "pl", 32_000),
+        "pl_s_niah_32k_at100": entry("pl_s_niah_32k_at100", "s_niah", "pl", "pl", 32_000),
+        "ko-en_s_niah_8k_at25": entry("ko-en_s_niah_8k_at25", "s_niah", "ko", "en", 8_000),
+        "de_mv16e_niah_128k": entry("de_mv16e_niah_128k", "mv16e_niah", "de", "de", 128_000),
+        "de_mv8e_niah_32k": entry("de_mv8e_niah_32k", "mv8e_niah", "de", "de", 32_000),
+        "de_mv_niah_32k": entry("de_mv_niah_32k", "mv_niah", "de", "de", 32_000),
+    })
+    body = render_card(sweep)
+    assert ("This export holds 3 fixed-depth config(s) (depths 0%, 25%, 100%) and 2 multi-evidence config(s): "
+            "`mv8e_niah` (reserve 102), `mv16e_niah` (reserve 174).") in body
+    section = body.split("## Position-controlled sweeps", 1)[1].split("\n## ", 1)[0]
+    for neighbour in ("Kamradt", "CROSS / mLongRR", "Counting-Stars", "Paul Graham", "30 + 9 × K"):
+        assert neighbour in section
+    assert "config_name: de_mv16e_niah_128k" in render_readme(sweep).split("\n---\n", 1)[0]  # front matter
