@@ -35,7 +35,9 @@ def format_example(row: dict, edge: int = 400, around: int = 120) -> str:
         s = max(cursor, context.rfind(".", 0, value_at - len(needle["key"]) - 5) + 1, value_at - around)
         e = min(len(context), value_at + len(needle["value"]) + 2)
         out.append(f"\n  [... {s - cursor:,} characters ...]\n")
-        out.append(context[s:value_at] + _highlight(context[value_at:e]) + click.style(f"  ◀ depth {needle['depth']}%", fg="cyan"))
+        landed = needle.get("actual_depth")
+        where = f"depth {needle['depth']}%" + ("" if landed is None else f", landed at {landed:.1f}%")
+        out.append(context[s:value_at] + _highlight(context[value_at:e]) + click.style(f"  ◀ {where}", fg="cyan"))
         cursor = e
     out.append(f"\n  [... {max(0, len(context) - edge - cursor):,} characters ...]\n")
     out.append(context[max(cursor, len(context) - edge):] + text[end:])

@@ -46,6 +46,18 @@ def test_token_control_rows_with_the_given_or_the_models_tokenizer(utils, source
         assert {r[SCORING_COLUMN] for r in rows} == {paper}
 
 
+def test_sweep_configs_are_generated_on_the_fly(utils, sources):
+    """A fixed-depth and a multi-evidence task: rows generated at run time, with the larger answer reserve."""
+    qwen = str(Path(os.environ["TIKTOKEN_CACHE_DIR"]).parent / "hf" / "qwen")
+    generator = RowGenerator(sources, TokenizerRegistry({"qwen": qwen}))
+    for config, reserve in (("ko-en_s_niah_8k_at75", 30), ("pl_mv8e_niah_32k", 30 + 9 * 8)):
+        rows = utils.custom_dataset(oneruler_config=config, samples=1, tokenizer=f"qwen={qwen}")["test"].to_list()
+        expected = generator.example(parse_config_name(f"{config}_qwen", ["qwen"]), 0)
+        assert [{k: r[k] for k in FIELD_NAMES} for r in rows] == [expected] and expected["reserve"] == reserve
+        yaml_text = (TASK_FOLDER / f"oneruler_{config}.yaml").read_text(encoding="utf-8")
+        assert f"oneruler_config: {config}\n" in yaml_text and f"max_gen_toks: {reserve}\n" in yaml_text
+
+
 def test_a_config_the_dataset_lacks_is_named(utils, tmp_path):
     folder = tmp_path / "export"
     folder.mkdir()

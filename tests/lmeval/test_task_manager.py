@@ -28,6 +28,10 @@ def test_every_task_and_group_is_registered(manager):
     assert set(manager.all_subtasks) == tasks
     assert set(manager.all_groups) == set(groups())
     assert not manager.all_tags
+    sweeps = {"oneruler_depth", "oneruler_depth_pl", "oneruler_depth_xling", "oneruler_evidence", "oneruler_evidence_k64"}
+    assert sweeps <= set(manager.all_groups)
+    assert {"oneruler_pl_s_niah_32k_at50", "oneruler_en-ko_s_niah_128k_at25", "oneruler_sw_mv32e_niah_128k"} <= set(
+        manager.all_subtasks)
     for entry in task_entries()[::50]:
         assert yaml_path(manager, entry.name) == TASK_FOLDER / f"{entry.name}.yaml"
 
