@@ -7,7 +7,6 @@ facts: data fixes, measured books and haystacks, CWE pools, key draws) and the t
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -16,7 +15,6 @@ from ..scoring.core import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS
-from ..base.files import atomic_write_bytes
 from .frontmatter import export_languages, front_matter_yaml
 from .layout import README_NAME
 from .records import ConfigEntry, Manifest
@@ -258,8 +256,3 @@ def render_card(manifest: Manifest, template: str | None = None) -> str:
 def render_readme(manifest: Manifest) -> str:
     """The full ``README.md``: ``---`` YAML front matter ``---`` then the card."""
     return f"---\n{front_matter_yaml(manifest)}---\n\n{render_card(manifest).lstrip()}"
-
-
-def write_readme(out_dir: str | os.PathLike, manifest: Manifest) -> None:
-    """Atomically (re)write ``README.md`` so it describes exactly the configs in the manifest."""
-    atomic_write_bytes(Path(out_dir) / README_NAME, render_readme(manifest).encode("utf-8"))

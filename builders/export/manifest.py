@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ..base.errors import OneRulerError
-from ..base.files import TMP_PREFIX, atomic_write_bytes, sha256_file
+from ..base.files import TMP_PREFIX, sha256_file
 from .layout import DATA_DIR, MANIFEST_FORMAT, MANIFEST_NAME
 from .records import ConfigEntry, Manifest
 
@@ -37,11 +37,6 @@ def read_manifest(out_dir: str | os.PathLike) -> Manifest | None:
 def dump_manifest(manifest: Manifest) -> bytes:
     """Canonical JSON bytes (sorted keys, configs in name order): no timestamps, reproducible."""
     return (json.dumps(manifest.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def write_manifest(out_dir: str | os.PathLike, manifest: Manifest) -> None:
-    """Atomically write ``manifest.json``."""
-    atomic_write_bytes(Path(out_dir) / MANIFEST_NAME, dump_manifest(manifest))
 
 
 def shard_problem(out_dir: Path, entry: ConfigEntry) -> str | None:

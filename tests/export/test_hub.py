@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from builders.export.build import build_dataset
-from builders.export.manifest import read_manifest, write_manifest
+from builders.export.manifest import read_manifest
+from hand_edit import write_manifest
 from hub_client import client_env, oneruler, token_leaks
 from hub_server import GITATTRIBUTES, running_hub
 

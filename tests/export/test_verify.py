@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from builders.export.build import build_dataset
-from builders.export.manifest import read_manifest, write_manifest
+from builders.export.manifest import read_manifest
+from hand_edit import write_manifest, write_readme
 
 REPO = Path(__file__).resolve().parents[2]
 # beside the tiktoken files that conftest points TIKTOKEN_CACHE_DIR at (absolute), whatever the checkout
@@ -80,7 +81,6 @@ def test_verify_detects_content_that_does_not_rebuild(copy_of, tmp_path, source_
     info = write_shard(rows, copy_of, "da_mk_niah_8k")
     manifest.configs["da_mk_niah_8k"] = dataclasses.replace(entry, file=info.file, sha256=info.sha256, size=info.size)
     write_manifest(copy_of, manifest)
-    from builders.export.card import write_readme
 
     write_readme(copy_of, manifest)
     res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
