@@ -149,6 +149,26 @@ def test_only_the_dataset_layer_reads_datasets(path):
     assert not found, f"{path.relative_to(PACKAGE)} reads datasets itself ({found}); go through builders/dataset"
 
 
+# Who talks to the Hub, and for what: dataset reads (dataset/hub.py), the push (export/hub.py), a tokenizer.json
+# download (generate/tokenizer.py). Anything else importing the client would be a fourth way in. `datasets`
+# only for its types: the row schema (spec/schema.py) and lm-eval's in-memory Dataset (lmeval/rows.py).
+HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "generate/tokenizer.py"},
+               "datasets": {"spec/schema.py", "lmeval/rows.py"}}
+
+
+@pytest.mark.parametrize("client", sorted(HUB_CLIENTS))
+def test_hub_and_datasets_clients_are_imported_in_named_places_only(client):
+    importers = set()
+    for path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            found = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            if any(name == client or name.startswith(client + ".") for name in found):
+                importers.add(path.relative_to(PACKAGE).as_posix())
+    assert importers == HUB_CLIENTS[client], f"{client} imported by {sorted(importers)}"
+
+
 def test_tests_use_a_private_cache_not_the_users():
     from conftest import SANDBOX
 

@@ -32,13 +32,13 @@ MAX_VANISHED = 100  # the folder cannot keep disappearing under us; something el
 
 def make_folders(folder: Path) -> list[Path]:
     """Create ``folder`` and its missing parents; return the ones this call created, deepest last."""
-    missing = []
+    to_create = []
     for path in [folder, *folder.parents]:
         if path.exists():
             break
-        missing.append(path)
+        to_create.append(path)
     created = []
-    for path in reversed(missing):
+    for path in reversed(to_create):
         try:
             path.mkdir()
             created.append(path)

@@ -6,13 +6,13 @@ from importlib import metadata
 from typing import Iterable
 
 
-def package_versions(names: Iterable[str], missing: str | None = "not installed") -> dict[str, str]:
-    """Name → installed version; a package that is not installed maps to ``missing`` (or is left out if None)."""
+def package_versions(names: Iterable[str], absent: str | None = "not installed") -> dict[str, str]:
+    """Name → installed version; a package that is not installed maps to ``absent`` (or is left out if None)."""
     out = {}
     for name in names:
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            if missing is not None:
-                out[name] = missing
+            if absent is not None:
+                out[name] = absent
     return out

@@ -75,7 +75,7 @@ def verify_command(out_dir, num_proc, mirror, cache_dir, tokenizers, checksums_o
     report = verify_export(out_dir, mirror=mirror, cache_dir=cache_dir, num_proc=num_proc,
                            tokenizer_overrides=parse_tokenizer_options(tokenizers),
                            checksums_only=checksums_only, progress=not quiet, log=click.echo)
-    n_ok = sum(v == "identical" for v in report.results.values())
+    n_ok = sum(check.identical for check in report.results.values())
     if not report.ok:
         found = []
         if n_ok < len(report.results):

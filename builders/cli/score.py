@@ -26,7 +26,7 @@ from .options import hub_cache_option, depth_bins_option, threshold_option
               show_default=True,
               help="Outputs with finish_reason 'length': paper = no response (NIAH dropped, CWE wrong); "
                    "score = score the text; wrong = wrong for every task.")
-@click.option("--missing-policy", "missing", type=click.Choice(MISSING_POLICIES), default="paper", show_default=True,
+@click.option("--missing-policy", "missing_policy", type=click.Choice(MISSING_POLICIES), default="paper", show_default=True,
               help="Null outputs: paper = NIAH dropped, CWE wrong; upstream = null and length-truncated "
                    "outputs dropped for every task (the authors' evaluate.py).")
 @click.option("--keep-think", is_flag=True, help="Score a leading <think>...</think> block as part of the answer.")
@@ -36,7 +36,7 @@ from .options import hub_cache_option, depth_bins_option, threshold_option
 @depth_bins_option
 @hub_cache_option
 @cli_errors
-def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing: str,
+def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing_policy: str,
                   keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int,
                   hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
@@ -44,9 +44,9 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     from ..report.records import ScoringOptions
     from ..run.store import read_meta
 
-    if missing == "upstream" and truncation != "paper":
+    if missing_policy == "upstream" and truncation != "paper":
         fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
-    options = ScoringOptions(strict, truncation, missing, not keep_think, answer_tag)
+    options = ScoringOptions(strict, truncation, missing_policy, not keep_think, answer_tag)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
                      allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins, echo=click.echo)

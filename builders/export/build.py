@@ -30,9 +30,8 @@ from ..spec.configs import ConfigSpec, match_configs, parse_config_name
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 from .journal import Journal
 from .layout import MANIFEST_NAME, README_NAME
-from .manifest import (
-    collect_garbage, describe_values, dump_manifest, export_values, new_manifest, read_manifest, same_inputs, shard_problem,
-)
+from .manifest import collect_garbage, describe_values, dump_manifest, export_values, read_manifest, shard_problem
+from .records import ConfigEntry, ConfigInputs, Manifest
 
 if TYPE_CHECKING:  # the heavy modules (tokenizers, pyarrow, datasets) load once the request is valid
     from .inputs import BuildInputs
@@ -52,11 +51,11 @@ class BuildSummary:
 
 @dataclass
 class BuildPlan:
-    """The configs of a build: their expected manifest entries, and which are already done."""
+    """The configs of a build: the inputs each is built from, and which are already done."""
 
-    expected: dict[str, dict]
+    expected: dict[str, ConfigInputs]
     current: list[str]  # already in the manifest with these inputs and an intact shard
-    recovered: dict[str, dict]  # staged by a build that was killed, with these inputs
+    recovered: dict[str, ConfigEntry]  # staged by a build that was killed, with these inputs
     todo: list[ConfigSpec]
 
 
@@ -88,40 +87,40 @@ def check_request(patterns: Iterable[str], out_dir: str | os.PathLike, *, sample
     return specs
 
 
-def open_export(out: Path) -> dict:
+def open_export(out: Path) -> Manifest:
     """The manifest of the (locked) folder ``out``, or a new one if it is empty."""
     manifest = read_manifest(out)
     if manifest is None:
         if any(p for p in out.iterdir() if not p.name.startswith(".")):
             raise OneRulerError(f"--out {out}: folder is not empty and has no {MANIFEST_NAME}; choose an empty or new folder")
-        manifest = new_manifest()
+        manifest = Manifest()
     return manifest
 
 
-def adopt_sources(out: Path, manifest: dict, inputs: BuildInputs) -> None:
+def adopt_sources(out: Path, manifest: Manifest, inputs: BuildInputs) -> None:
     """Record this build's sources and card facts; refuse an export built from other sources."""
     sources = inputs.sources.file_hashes
-    if manifest["configs"] and manifest["sources"] and manifest["sources"] != sources:
-        changed = sorted(set(manifest["sources"].items()) ^ set(sources.items()))
+    if manifest.configs and manifest.sources and manifest.sources != sources:
+        changed = sorted(set(manifest.sources.items()) ^ set(sources.items()))
         raise OneRulerError(
             f"{out}: its configs were built from other source files ({len(changed)} differ, e.g. {changed[0][0]}); "
             f"build into a new --out folder"
         )
-    manifest["sources"] = sources
-    manifest.update(inputs.card_facts())
+    manifest.sources = sources
+    manifest.facts.update(inputs.card_facts())
 
 
-def check_values(out: Path, manifest: dict, seed: int, samples: int, force: bool) -> list[str]:
+def check_values(out: Path, manifest: Manifest, seed: int, samples: int, force: bool) -> list[str]:
     """An export holds one seed and one sample count: the configs to rebuild for ``--force`` with new ones.
 
     Raises naming the export's values when they differ from this build's and ``force`` is not given.
     """
-    values = export_values(manifest["configs"])
+    values = export_values(manifest.configs)
     if not values or set(values) == {(seed, samples)}:
         return []
     if force:
-        return sorted(manifest["configs"])
-    n = len(manifest["configs"])
+        return sorted(manifest.configs)
+    n = len(manifest.configs)
     raise OneRulerError(
         f"{out} holds configs built with {describe_values(values)}, this build asks for --seed {seed} "
         f"--samples {samples}; an export holds one seed and one sample count: build with its values, into another "
@@ -129,31 +128,31 @@ def check_values(out: Path, manifest: dict, seed: int, samples: int, force: bool
     )
 
 
-def add_existing(specs: list[ConfigSpec], names: list[str], manifest: dict, inputs: BuildInputs) -> list[ConfigSpec]:
+def add_existing(specs: list[ConfigSpec], names: list[str], manifest: Manifest, inputs: BuildInputs) -> list[ConfigSpec]:
     """``specs`` plus the export's configs ``names`` (their tokenizers registered from the manifest if needed)."""
     for name in names:
-        tok = manifest["configs"][name]["tokenizer"]
-        if tok["alias"] not in inputs.tokenizers.specs:
-            inputs.tokenizers.specs[tok["alias"]] = tok["spec"]
+        tok = manifest.configs[name].tokenizer
+        if tok.alias not in inputs.tokenizers.specs:
+            inputs.tokenizers.specs[tok.alias] = tok.spec
     have = {s.name for s in specs}
     extra = [parse_config_name(n, inputs.tokenizers.aliases) for n in names if n not in have]
     return specs + extra
 
 
-def plan_build(out: Path, manifest: dict, specs: list[ConfigSpec], inputs: BuildInputs, samples: int, seed: int,
+def plan_build(out: Path, manifest: Manifest, specs: list[ConfigSpec], inputs: BuildInputs, samples: int, seed: int,
                force: bool, journal: Journal) -> BuildPlan:
     """Decide which configs need building (longest first, so parallel workers finish together)."""
     from .inputs import package_versions
 
     versions = package_versions()
-    expected = {s.name: inputs.expected_entry(s, samples, seed, versions) for s in specs}
+    expected = {s.name: inputs.config_inputs(s, samples, seed, versions) for s in specs}
     staged = journal.read()
     plan = BuildPlan(expected, [], {}, [])
     for spec in specs:
-        entry = manifest["configs"].get(spec.name)
-        if not force and same_inputs(entry, expected[spec.name]) and shard_problem(out, entry) is None:
+        entry = manifest.configs.get(spec.name)
+        if not force and expected[spec.name].built_as(entry) and shard_problem(out, entry) is None:
             plan.current.append(spec.name)
-        elif not force and same_inputs(staged.get(spec.name), expected[spec.name]):
+        elif not force and expected[spec.name].built_as(staged.get(spec.name)):
             plan.recovered[spec.name] = staged[spec.name]
         else:
             plan.todo.append(spec)
@@ -161,7 +160,7 @@ def plan_build(out: Path, manifest: dict, specs: list[ConfigSpec], inputs: Build
     return plan
 
 
-def commit(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal) -> None:
+def commit(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journal: Journal) -> None:
     """Write manifest and README to temp files, move the staged shards in, rename both, drop superseded shards.
 
     A full disk or a permission error fails before anything visible changed (then ``manifest`` too
@@ -169,7 +168,7 @@ def commit(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal)
     """
     from .card import render_readme
 
-    new = dict(manifest, configs={**manifest["configs"], **staged})
+    new = manifest.with_configs(staged)
     files = {out / MANIFEST_NAME: dump_manifest(new), out / README_NAME: render_readme(new).encode("utf-8")}
 
     def move_shards() -> None:
@@ -179,7 +178,7 @@ def commit(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal)
     atomic_write_all(files, before_rename=move_shards)
     journal.committed = True
     try:
-        manifest["configs"] = new["configs"]
+        manifest.configs = new.configs
         collect_garbage(out, manifest)
     finally:
         journal.discard()
@@ -244,8 +243,8 @@ def _build_locked(out: Path, specs: list[ConfigSpec], inputs: BuildInputs, sampl
     if summary.skipped:
         log(f"skipping {len(summary.skipped)} config(s) already built with the same inputs")
     _run(plan, out, num_proc, inputs, manifest, journal, summary, progress, samples, log)
-    summary.total_configs = len(manifest["configs"])
-    summary.total_bytes = sum(e["size"] for e in manifest["configs"].values())
+    summary.total_configs = len(manifest.configs)
+    summary.total_bytes = sum(e.size for e in manifest.configs.values())
     return summary
 
 
@@ -260,17 +259,17 @@ def _leave_as_found(lock: FolderLock, journal: Journal) -> None:
 def _warn_if_short(info: ShardInfo, bars: ConfigProgress) -> None:
     """A CWE config whose word pool ran out: say how long its examples are against their target."""
     stats = info.stats
-    if not stats.get("cwe_pool_exhausted"):
+    if not stats.cwe_pool_exhausted:
         return
-    target = stats["budget"]
+    target = stats.budget
     bars.warn(
-        f"{info.config}: the word pool ({stats['cwe_pool_size']} words) ran out: "
-        f"{stats['cwe_pool_exhausted']} of {stats['num_examples']} example(s) are short, reaching "
-        f"{stats['num_tokens_min']:,} of {target:,} tokens ({100 * stats['num_tokens_min'] / target:.0f} %)"
+        f"{info.config}: the word pool ({stats.cwe_pool_size} words) ran out: "
+        f"{stats.cwe_pool_exhausted} of {stats.num_examples} example(s) are short, reaching "
+        f"{stats.num_tokens_min:,} of {target:,} tokens ({100 * stats.num_tokens_min / target:.0f} %)"
     )
 
 
-def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifest: dict, journal: Journal,
+def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifest: Manifest, journal: Journal,
          summary: BuildSummary, progress: bool, samples: int, log: Callable[[str], None]) -> None:
     from .pool import Job, run_jobs
 
@@ -278,15 +277,15 @@ def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifes
     bars = ConfigProgress(len(plan.todo), samples, enabled=progress)
 
     def finish(info: ShardInfo) -> None:
-        entry = dict(plan.expected[info.config])
-        entry.update(file=info.file, sha256=info.sha256, size=info.size, num_rows=info.num_rows, stats=info.stats)
+        entry = ConfigEntry.built(plan.expected[info.config], info.file, info.sha256, info.size, info.num_rows,
+                                  info.stats)
         journal.append(info.config, entry)
         staged[info.config] = entry
         summary.built.append(info.config)
         bars.done(info.config)
         _warn_if_short(info, bars)
 
-    jobs = [Job(spec, plan.expected[spec.name]["samples"], plan.expected[spec.name]["seed"]) for spec in plan.todo]
+    jobs = [Job(spec, plan.expected[spec.name].samples, plan.expected[spec.name].seed) for spec in plan.todo]
     try:
         run_jobs(jobs, journal.root, num_proc, inputs, bars, finish)
     except BaseException:
@@ -297,11 +296,10 @@ def _run(plan: BuildPlan, out: Path, num_proc: int, inputs: BuildInputs, manifes
     commit(out, manifest, staged, journal)  # failing before the renames: build_dataset leaves the folder as found
 
 
-def _commit_after_failure(out: Path, manifest: dict, staged: dict[str, dict], journal: Journal,
+def _commit_after_failure(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journal: Journal,
                           log: Callable[[str], None]) -> None:
     """Commit the configs that finished before a failure, if that keeps one seed and sample count."""
-    merged = {**manifest["configs"], **staged}
-    if staged and len(export_values(merged)) <= 1:
+    if staged and len(export_values(manifest.with_configs(staged).configs)) <= 1:
         with contextlib.suppress(Exception):  # the original failure is the one to report; the folder is as it was
             commit(out, manifest, staged, journal)
             log(f"committed the {len(staged)} config(s) that finished before the failure to {out}")

@@ -7,7 +7,6 @@ facts: data fixes, measured books and haystacks, CWE pools, key draws) and the t
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -16,9 +15,9 @@ from ..scoring.core import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS, get_task, multi_value_form
-from ..base.files import atomic_write_bytes
 from .frontmatter import export_languages, front_matter_yaml
 from .layout import README_NAME
+from .records import ConfigEntry, Manifest
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "dataset_card.md"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
@@ -133,30 +132,30 @@ def _cwe_table(books: dict) -> str:
     return _table(header, rows)
 
 
-def _config_stats_table(configs: dict) -> str:
+def _config_stats_table(configs: dict[str, ConfigEntry]) -> str:
     rows = []
     for name in sorted(configs):
         e = configs[name]
-        s = e["stats"]
+        s = e.stats
         short = ""
-        if "cwe_pool_exhausted" in s:
-            short = f"{s['cwe_pool_exhausted']}/{s['num_examples']}" if s["cwe_pool_exhausted"] else "0"
-        rows.append([f"`{name}`", _num(s["num_examples"]), e["tokenizer"]["identity"], _num(s.get("budget", 0)),
-                     _num(s["num_tokens_min"]), _num(s["num_tokens_median"]), _num(s["num_tokens_max"]), short,
-                     f"{e['size'] / 1e6:.2f}"])
+        if s.cwe_pool_exhausted is not None:
+            short = f"{s.cwe_pool_exhausted}/{s.num_examples}" if s.cwe_pool_exhausted else "0"
+        rows.append([f"`{name}`", _num(s.num_examples), e.tokenizer.identity, _num(s.budget or 0),
+                     _num(s.num_tokens_min), _num(s.num_tokens_median), _num(s.num_tokens_max), short,
+                     f"{e.size / 1e6:.2f}"])
     return _table(["config", "examples", "tokenizer", "budget", "min num_tokens", "median", "max",
                    "CWE pool exhausted", "shard MB"], rows)
 
 
-def _shortfalls(configs: dict) -> str:
+def _shortfalls(configs: dict[str, ConfigEntry]) -> str:
     lines = []
     for name in sorted(configs):
-        s = configs[name]["stats"]
-        if s.get("cwe_pool_exhausted"):
+        s = configs[name].stats
+        if s.cwe_pool_exhausted:
             lines.append(
-                f"- `{name}`: {s['cwe_pool_exhausted']} of {s['num_examples']} examples use the whole pool of "
-                f"{_num(s['cwe_pool_size'])} words and still fall short of the budget by up to "
-                f"{_num(s['cwe_shortfall_tokens_max'])} tokens."
+                f"- `{name}`: {s.cwe_pool_exhausted} of {s.num_examples} examples use the whole pool of "
+                f"{_num(s.cwe_pool_size)} words and still fall short of the budget by up to "
+                f"{_num(s.cwe_shortfall_tokens_max)} tokens."
             )
     return "\n".join(lines) if lines else "None: every CWE example in this export reaches its budget."
 
@@ -179,63 +178,63 @@ def _fixes_table(fixes: list[dict]) -> str:
     return _table(["fix", "what", "count per language", "total", "characters removed"], rows)
 
 
-def _tokenizer_lines(configs: dict) -> str:
+def _tokenizer_lines(configs: dict[str, ConfigEntry]) -> str:
     seen: dict[tuple, set] = defaultdict(set)
     for name, e in configs.items():
-        t = e["tokenizer"]
-        seen[(t["alias"], t.get("spec", ""), t["identity"], t["fingerprint"])].add(name)
+        t = e.tokenizer
+        seen[(t.alias, t.spec, t.identity, t.fingerprint)].add(name)
     lines = []
     for (alias, spec, identity, fp), names in sorted(seen.items()):
         lines.append(f"- `{alias}` = `{identity}` (spec `{spec}`, fingerprint `{fp[:16]}…`): {len(names)} config(s)")
     return "\n".join(lines) if lines else "- (no configs yet)"
 
 
-def _build_lines(manifest: dict) -> str:
-    configs = manifest["configs"]
-    seeds = sorted({e["seed"] for e in configs.values()})
-    samples = sorted({e["samples"] for e in configs.values()})
+def _build_lines(manifest: Manifest) -> str:
+    configs = manifest.configs
+    seeds = sorted({e.seed for e in configs.values()})
+    samples = sorted({e.samples for e in configs.values()})
     versions: dict[str, set] = defaultdict(set)
     for e in configs.values():
-        for k, v in e.get("packages", {}).items():
+        for k, v in e.packages.items():
             versions[k].add(v)
     pkgs = ", ".join(f"{k} {'/'.join(sorted(v))}" for k, v in sorted(versions.items()))
     return "\n".join([
         f"- seed: {', '.join(map(str, seeds)) or 'n/a'}; examples per config: {', '.join(map(str, samples)) or 'n/a'}",
-        f"- source files: {len(manifest.get('sources', {}))}, each pinned by sha256 in `manifest.json`",
+        f"- source files: {len(manifest.sources)}, each pinned by sha256 in `manifest.json`",
         f"- packages: {pkgs or 'n/a'}",
     ])
 
 
-def _summary(configs: dict, langs: set[str]) -> str:
-    tasks = {e["task"] for e in configs.values()}
-    lengths = sorted({e["length"] for e in configs.values()})
-    rows = sum(e["num_rows"] for e in configs.values())
-    size = sum(e["size"] for e in configs.values())
+def _summary(configs: dict[str, ConfigEntry], langs: set[str]) -> str:
+    tasks = {e.task for e in configs.values()}
+    lengths = sorted({e.length for e in configs.values()})
+    rows = sum(e.num_rows for e in configs.values())
+    size = sum(e.size for e in configs.values())
     return (f"This export holds **{_num(len(configs))} configs** ({_num(rows)} examples, {size / 1e6:.1f} MB of Parquet) "
             f"over {len(langs)} language(s), {len(tasks)} task(s) and lengths "
             f"{', '.join(render_length(n) for n in lengths) or '—'}.")
 
 
-def _sweeps(configs: dict) -> str:
+def _sweeps(configs: dict[str, ConfigEntry]) -> str:
     """Which position-controlled configs this export holds (fixed-depth, multi-evidence)."""
-    depth = [n for n, e in configs.items() if parse_config_name(n, [e["tokenizer"]["alias"]]).depth is not None]
-    evidence = sorted({e["task"] for e in configs.values() if multi_value_form(e["task"])},
+    depth = [n for n, e in configs.items() if parse_config_name(n, [e.tokenizer.alias]).depth is not None]
+    evidence = sorted({e.task for e in configs.values() if multi_value_form(e.task)},
                       key=lambda t: (get_task(t).num_values, t))
     if not depth and not evidence:
         return "This export holds no position-controlled config; build them with the commands below."
     parts = []
     if depth:
-        depths = sorted({parse_config_name(n, [configs[n]["tokenizer"]["alias"]]).depth for n in depth})
+        depths = sorted({parse_config_name(n, [configs[n].tokenizer.alias]).depth for n in depth})
         parts.append(f"{_num(len(depth))} fixed-depth config(s) (depths {', '.join(f'{d}%' for d in depths)})")
     if evidence:
         tasks = ", ".join(f"`{t}` (reserve {get_task(t).reserve})" for t in evidence)
-        parts.append(f"{_num(sum(e['task'] in evidence for e in configs.values()))} multi-evidence config(s): {tasks}")
+        parts.append(f"{_num(sum(e.task in evidence for e in configs.values()))} multi-evidence config(s): {tasks}")
     return "This export holds " + " and ".join(parts) + "."
 
 
-def render_sections(manifest: dict) -> dict[str, str]:
+def render_sections(manifest: Manifest) -> dict[str, str]:
     """The generated pieces the template's ``{{ placeholders }}`` refer to."""
-    configs = manifest["configs"]
+    configs, facts = manifest.configs, manifest.facts
     names = sorted(configs)
     example = "pl_s_niah_128k" if "pl_s_niah_128k" in configs else (names[0] if names else "pl_s_niah_128k")
     present = export_languages(configs)
@@ -244,13 +243,13 @@ def render_sections(manifest: dict) -> dict[str, str]:
         "example_config": example,
         "task_table": _task_table(),
         "language_table": _language_table(present),
-        "book_table": _book_table(manifest.get("books", {})),
-        "haystack_table": _haystack_table(manifest.get("books", {})),
-        "draws_table": _draws_table(manifest.get("draws", {})),
-        "cwe_table": _cwe_table(manifest.get("books", {})),
+        "book_table": _book_table(facts.get("books", {})),
+        "haystack_table": _haystack_table(facts.get("books", {})),
+        "draws_table": _draws_table(facts.get("draws", {})),
+        "cwe_table": _cwe_table(facts.get("books", {})),
         "config_stats_table": _config_stats_table(configs),
         "cwe_shortfalls": _shortfalls(configs),
-        "fixes_table": _fixes_table(manifest.get("fixes", [])),
+        "fixes_table": _fixes_table(facts.get("fixes", [])),
         "tokenizers": _tokenizer_lines(configs),
         "build_inputs": _build_lines(manifest),
         "num_configs": _num(len(configs)),
@@ -258,7 +257,7 @@ def render_sections(manifest: dict) -> dict[str, str]:
     }
 
 
-def render_card(manifest: dict, template: str | None = None) -> str:
+def render_card(manifest: Manifest, template: str | None = None) -> str:
     """The card body: the template with every ``{{ name }}`` replaced (unknown names are an error)."""
     template = TEMPLATE_PATH.read_text(encoding="utf-8") if template is None else template
     sections = render_sections(manifest)
@@ -272,11 +271,6 @@ def render_card(manifest: dict, template: str | None = None) -> str:
     return _PLACEHOLDER.sub(sub, template)
 
 
-def render_readme(manifest: dict) -> str:
+def render_readme(manifest: Manifest) -> str:
     """The full ``README.md``: ``---`` YAML front matter ``---`` then the card."""
     return f"---\n{front_matter_yaml(manifest)}---\n\n{render_card(manifest).lstrip()}"
-
-
-def write_readme(out_dir: str | os.PathLike, manifest: dict) -> None:
-    """Atomically (re)write ``README.md`` so it describes exactly the configs in the manifest."""
-    atomic_write_bytes(Path(out_dir) / README_NAME, render_readme(manifest).encode("utf-8"))

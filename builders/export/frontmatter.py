@@ -14,6 +14,7 @@ from __future__ import annotations
 import yaml
 
 from ..spec.defaults import SPLIT
+from .records import ConfigEntry, Manifest
 
 PRETTY_NAME = "ONERULER"
 TAGS = ["long-context", "needle-in-a-haystack", "multilingual", "cross-lingual", "benchmark", "synthetic"]
@@ -39,17 +40,17 @@ def size_category(n: int) -> str:
     return "10M<n<100M"
 
 
-def export_languages(configs: dict) -> set[str]:
+def export_languages(configs: dict[str, ConfigEntry]) -> set[str]:
     """Every language an export's configs use, as context or as instruction language."""
-    return {c for e in configs.values() for c in (e["context_language"], e["instruction_language"])}
+    return {c for e in configs.values() for c in (e.context_language, e.instruction_language)}
 
 
-def front_matter(manifest: dict) -> dict:
+def front_matter(manifest: Manifest) -> dict:
     """The YAML metadata of the export: configs with their data files, languages, tags (no dataset_info)."""
-    configs = manifest["configs"]
+    configs = manifest.configs
     names = sorted(configs)
     langs = sorted(export_languages(configs))
-    total_rows = sum(configs[n]["num_rows"] for n in names)
+    total_rows = sum(configs[n].num_rows for n in names)
     meta: dict = {
         "pretty_name": PRETTY_NAME,
         "license": "mit",
@@ -59,7 +60,7 @@ def front_matter(manifest: dict) -> dict:
         "size_categories": [size_category(total_rows)],
         "tags": list(TAGS),
         "configs": [
-            {"config_name": n, "data_files": [{"split": SPLIT, "path": configs[n]["file"]}]} for n in names
+            {"config_name": n, "data_files": [{"split": SPLIT, "path": configs[n].file}]} for n in names
         ],
     }
     if not names:
@@ -72,7 +73,7 @@ def dump_front_matter(meta: dict) -> str:
     return yaml.dump(meta, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
 
 
-def front_matter_yaml(manifest: dict) -> str:
+def front_matter_yaml(manifest: Manifest) -> str:
     """``front_matter(manifest)`` as YAML text."""
     return dump_front_matter(front_matter(manifest))
 

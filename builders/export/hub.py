@@ -15,6 +15,7 @@ from ..base.errors import CheckFailed, OneRulerError
 from .frontmatter import configs_data_files, parse_front_matter
 from .layout import MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
+from .records import Manifest
 from .metric import METRIC_DIR, metric_files
 
 MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
@@ -37,7 +38,7 @@ def _check_repo_id(repo_id: str) -> None:
         raise OneRulerError(f"--repo-id {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
 
 
-def check_publishable(out_dir: str | os.PathLike) -> tuple[dict, list[str]]:
+def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
     """Refuse an export that is not safe to publish; return (manifest, repo paths to upload).
 
     Checks: manifest present, at most 3,000 configs, every shard matches its sha256, and the
@@ -49,11 +50,11 @@ def check_publishable(out_dir: str | os.PathLike) -> tuple[dict, list[str]]:
     manifest = read_manifest(out)
     if manifest is None:
         raise OneRulerError(f"{out}: no {MANIFEST_NAME}; build it with `oneruler build ... --out {out}`")
-    configs = manifest["configs"]
+    configs = manifest.configs
     if not configs:
         raise OneRulerError(f"{out}: holds no configs")
     if len(configs) > MAX_CONFIGS:
-        aliases = sorted({e["tokenizer"]["alias"] for e in configs.values()})
+        aliases = sorted({e.tokenizer.alias for e in configs.values()})
         raise OneRulerError(
             f"{out}: holds {len(configs):,} configs, more than the {MAX_CONFIGS:,} the Hub viewer shows per repository "
             f"(tokenizers: {', '.join(aliases)}); put each token-control tokenizer's configs in its own repository "
@@ -72,12 +73,12 @@ def check_publishable(out_dir: str | os.PathLike) -> tuple[dict, list[str]]:
     except Exception as exc:
         raise CheckFailed(f"{readme}: front matter does not parse ({exc})") from None
     declared = configs_data_files(meta) or {}
-    expected = {name: [e["file"]] for name, e in configs.items()}
+    expected = {name: [e.file] for name, e in configs.items()}
     if declared != expected:
         diff = sorted(set(declared) ^ set(expected)) or sorted(n for n in expected if declared.get(n) != expected[n])
         raise CheckFailed(f"{readme}: its configs do not match {MANIFEST_NAME} (e.g. {', '.join(map(str, diff[:5]))}); "
                           f"rebuild with `oneruler build` to regenerate it")
-    paths = [README_NAME, MANIFEST_NAME] + sorted(e["file"] for e in configs.values())
+    paths = [README_NAME, MANIFEST_NAME] + sorted(e.file for e in configs.values())
     return manifest, paths
 
 
@@ -101,7 +102,7 @@ def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None 
     keep = set(paths)
     operations: list = [CommitOperationDelete(path_in_repo=p) for p in sorted(remote - keep) if p.startswith("data/")]
     operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(out / p)) for p in paths]
-    n = len(manifest["configs"])
+    n = len(manifest.configs)
     info = api.create_commit(
         repo_id, operations, repo_type="dataset", revision=revision,
         commit_message=f"ONERULER export: {n} config{'s' if n != 1 else ''}",

@@ -14,6 +14,7 @@ from typing import Iterator
 from ..base.files import atomic_write_bytes, sha256_bytes
 from ..base.versions import package_versions as installed_versions
 from .cardfacts import cwe_pool_facts, haystack_facts, key_draw_counts, marker_prefix
+from .records import ConfigInputs, TokenizerRecord
 from ..generate.rows import RowGenerator
 from ..generate.tokenizer import TokenizerRegistry
 from ..sources.fetch import default_cache_dir
@@ -32,7 +33,7 @@ GENERATOR_MODULES: tuple[str, ...] = (
     "generate/bookcount.py", "generate/budget.py", "generate/counting.py", "generate/cwe.py", "generate/niah.py",
     "generate/prepared.py", "generate/quotes.py", "generate/rng.py", "generate/rows.py", "generate/segment.py",
     "generate/tokenizer.py",
-    "export/shard.py",
+    "export/records.py", "export/shard.py",
 )
 # The modules whose code decides the card facts (data fixes, measured books, pools, draws).
 CARD_FACT_MODULES: tuple[str, ...] = (
@@ -77,20 +78,18 @@ class BuildInputs:
         """Alias → spec of every registered tokenizer that is not built in (what a worker process needs)."""
         return {a: s for a, s in self.tokenizers.specs.items() if a not in BUILTIN_TOKENIZERS}
 
-    def tokenizer_record(self, alias: str) -> dict:
+    def tokenizer_record(self, alias: str) -> TokenizerRecord:
         """What the manifest records about the tokenizer behind ``alias``."""
-        return self.tokenizers.get(alias).describe()
+        return TokenizerRecord(**self.tokenizers.get(alias).describe())
 
     def rows(self, spec: ConfigSpec, samples: int, seed: int) -> Iterator[dict]:
         """The rows of one config, in index order."""
         return self.generator.rows(spec, samples, seed)
 
-    def expected_entry(self, spec: ConfigSpec, samples: int, seed: int, versions: dict) -> dict:
-        """The manifest fields that record a config's inputs (file fields are added once built)."""
-        return {"seed": seed, "samples": samples, "tokenizer": self.tokenizer_record(spec.alias),
-                "task": spec.task, "context_language": spec.context_language,
-                "instruction_language": spec.instruction_language, "length": spec.length,
-                "packages": versions, "generator": generator_fingerprint()}
+    def config_inputs(self, spec: ConfigSpec, samples: int, seed: int, versions: dict) -> ConfigInputs:
+        """What the manifest records of a config's inputs (its shard is added once built)."""
+        return ConfigInputs(seed, samples, self.tokenizer_record(spec.alias), spec.task, spec.context_language,
+                            spec.instruction_language, spec.length, versions, generator_fingerprint())
 
     def card_facts(self) -> dict:
         """The facts the card states, cached on disk beside the sources: ``fixes`` (data fixes),

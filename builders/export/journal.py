@@ -15,7 +15,9 @@ import shutil
 from pathlib import Path
 
 from .layout import JOURNAL_NAME, work_dir
+from ..base.errors import OneRulerError
 from .manifest import shard_problem
+from .records import ConfigEntry
 
 
 class Journal:
@@ -27,35 +29,35 @@ class Journal:
         self.path = self.root / JOURNAL_NAME
         self.committed = False  # set by a commit: the folder now holds this build's work
 
-    def read(self) -> dict[str, dict]:
+    def read(self) -> dict[str, ConfigEntry]:
         """Config → staged entry, for every complete line whose staged shard is intact."""
-        entries: dict[str, dict] = {}
+        entries: dict[str, ConfigEntry] = {}
         if not self.path.is_file():
             return entries
         with self.path.open("rb") as fh:
             for raw in fh:
                 try:
-                    entry = json.loads(raw)
-                    name = entry["config"]
-                except (ValueError, KeyError, TypeError):
+                    line = json.loads(raw)
+                    name = line["config"]
+                    entries[name] = ConfigEntry.from_json(line["entry"], f"configs.{name}")
+                except (ValueError, KeyError, TypeError, OneRulerError):
                     continue  # a line torn by a kill
-                entries[name] = entry["entry"]
         # A shard is intact in the staging area, or already moved by a commit that was cut short.
         return {name: e for name, e in entries.items()
                 if shard_problem(self.root, e) is None or shard_problem(self.out_dir, e) is None}
 
-    def append(self, config: str, entry: dict) -> None:
+    def append(self, config: str, entry: ConfigEntry) -> None:
         """Record one staged config (flushed and synced before returning)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"config": config, "entry": entry}, sort_keys=True, ensure_ascii=False) + "\n"
+        line = json.dumps({"config": config, "entry": entry.to_json()}, sort_keys=True, ensure_ascii=False) + "\n"
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(line)
             fh.flush()
             os.fsync(fh.fileno())
 
-    def move_into_place(self, entry: dict) -> None:
+    def move_into_place(self, entry: ConfigEntry) -> None:
         """Move one staged shard to its final path in the export folder."""
-        staged, target = self.root / entry["file"], self.out_dir / entry["file"]
+        staged, target = self.root / entry.file, self.out_dir / entry.file
         if staged.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(staged, target)

@@ -11,20 +11,12 @@ import os
 from pathlib import Path
 
 from ..base.errors import OneRulerError
-from ..base.files import TMP_PREFIX, atomic_write_bytes, sha256_file
+from ..base.files import TMP_PREFIX, sha256_file
 from .layout import DATA_DIR, MANIFEST_FORMAT, MANIFEST_NAME
-
-# What identifies the inputs of a config besides its name (compared before a shard is reused).
-INPUT_KEYS = ("seed", "samples")
-TOKENIZER_KEYS = ("alias", "identity", "fingerprint")
+from .records import ConfigEntry, Manifest
 
 
-def new_manifest() -> dict:
-    """An empty export manifest."""
-    return {"format": MANIFEST_FORMAT, "sources": {}, "fixes": [], "books": {}, "configs": {}}
-
-
-def read_manifest(out_dir: str | os.PathLike) -> dict | None:
+def read_manifest(out_dir: str | os.PathLike) -> Manifest | None:
     """The manifest of an export folder, or None if it has none (errors name the file)."""
     path = Path(out_dir) / MANIFEST_NAME
     if not path.exists():
@@ -36,46 +28,40 @@ def read_manifest(out_dir: str | os.PathLike) -> dict | None:
     if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else None
         raise OneRulerError(f"{path}: not a oneruler export manifest (format {found!r}, expected {MANIFEST_FORMAT!r})")
-    for key, default in new_manifest().items():
-        doc.setdefault(key, default)
-    return doc
+    try:
+        return Manifest.from_json(doc)
+    except OneRulerError as exc:
+        raise OneRulerError(f"{path}: {str(exc).removeprefix('manifest.json: ')}") from None
 
 
-def dump_manifest(manifest: dict) -> bytes:
+def dump_manifest(manifest: Manifest) -> bytes:
     """Canonical JSON bytes (sorted keys, configs in name order): no timestamps, reproducible."""
-    doc = dict(manifest)
-    doc["configs"] = {k: manifest["configs"][k] for k in sorted(manifest["configs"])}
-    return (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(manifest.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_manifest(out_dir: str | os.PathLike, manifest: dict) -> None:
-    """Atomically write ``manifest.json``."""
-    atomic_write_bytes(Path(out_dir) / MANIFEST_NAME, dump_manifest(manifest))
-
-
-def shard_problem(out_dir: Path, entry: dict) -> str | None:
+def shard_problem(out_dir: Path, entry: ConfigEntry) -> str | None:
     """None if the entry's shard exists with the recorded size and sha256, else what is wrong."""
-    path = Path(out_dir) / entry["file"]
+    path = Path(out_dir) / entry.file
     if not path.is_file():
-        return f"missing shard {entry['file']}"
-    if path.stat().st_size != entry["size"]:
-        return f"{entry['file']}: size {path.stat().st_size} != recorded {entry['size']}"
+        return f"missing shard {entry.file}"
+    if path.stat().st_size != entry.size:
+        return f"{entry.file}: size {path.stat().st_size} != recorded {entry.size}"
     digest = sha256_file(path)
-    if digest != entry["sha256"]:
-        return f"{entry['file']}: sha256 {digest[:16]}… != recorded {entry['sha256'][:16]}…"
+    if digest != entry.sha256:
+        return f"{entry.file}: sha256 {digest[:16]}… != recorded {entry.sha256[:16]}…"
     return None
 
 
-def check_shards(out_dir: str | os.PathLike, manifest: dict) -> dict[str, str | None]:
+def check_shards(out_dir: str | os.PathLike, manifest: Manifest) -> dict[str, str | None]:
     """Config → None if its shard exists with the recorded size and sha256, else what is wrong."""
-    return {name: shard_problem(Path(out_dir), entry) for name, entry in sorted(manifest["configs"].items())}
+    return {name: shard_problem(Path(out_dir), entry) for name, entry in sorted(manifest.configs.items())}
 
 
-def export_values(configs: dict[str, dict]) -> dict[tuple[int, int], list[str]]:
+def export_values(configs: dict[str, ConfigEntry]) -> dict[tuple[int, int], list[str]]:
     """(seed, samples) → the configs built with them."""
     out: dict[tuple[int, int], list[str]] = {}
     for name, entry in sorted(configs.items()):
-        out.setdefault((entry["seed"], entry["samples"]), []).append(name)
+        out.setdefault((entry.seed, entry.samples), []).append(name)
     return out
 
 
@@ -85,28 +71,10 @@ def describe_values(values: dict[tuple[int, int], list[str]]) -> str:
                      for (seed, n), names in sorted(values.items()))
 
 
-def same_inputs(entry: dict | None, expected: dict) -> bool:
-    """Whether a recorded config entry was built from the inputs of ``expected`` (shard not checked).
-
-    The tokenizer is the same if alias, identity and fingerprint agree (its spec may be spelled
-    differently); the generator fingerprint and the oneruler version must match too.
-    """
-    if not entry:
-        return False
-    if any(entry.get(key) != expected[key] for key in INPUT_KEYS):
-        return False
-    tok, want = entry.get("tokenizer") or {}, expected["tokenizer"]
-    if any(tok.get(k) != want.get(k) for k in TOKENIZER_KEYS):
-        return False
-    if entry.get("packages", {}).get("oneruler") != expected["packages"]["oneruler"]:
-        return False
-    return entry.get("generator") == expected["generator"]
-
-
-def collect_garbage(out_dir: str | os.PathLike, manifest: dict) -> list[str]:
+def collect_garbage(out_dir: str | os.PathLike, manifest: Manifest) -> list[str]:
     """Delete files under ``data/`` that the manifest does not reference (and leftover temp files)."""
     out_dir = Path(out_dir)
-    keep = {entry["file"] for entry in manifest["configs"].values()}
+    keep = {entry.file for entry in manifest.configs.values()}
     removed = []
     data = out_dir / DATA_DIR
     if data.is_dir():

@@ -53,6 +53,6 @@ def metric_files(folder: Path = METRIC_DIR) -> list[str]:
 
 
 def _require_space_files(folder: Path) -> None:
-    missing = [name for name in METRIC_SPACE_FILES if not (folder / name).is_file()]
-    if missing:
-        raise OneRulerError(f"metric folder {folder} lacks {', '.join(missing)}")
+    absent = [name for name in METRIC_SPACE_FILES if not (folder / name).is_file()]
+    if absent:
+        raise OneRulerError(f"metric folder {folder} lacks {', '.join(absent)}")

@@ -36,7 +36,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class InputSpec:
+class WorkerRecipe:
     """How a worker process rebuilds the BuildInputs of its parent."""
 
     mirror: str | None
@@ -62,9 +62,9 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _init_worker(spec: InputSpec, progress_queue, parent: int) -> None:
+def _init_worker(recipe: WorkerRecipe, progress_queue, parent: int) -> None:
     _exit_with_parent(parent)
-    _WorkerState.inputs = BuildInputs(spec.mirror, spec.cache_dir, spec.tokenizer_specs, spec.full_count)
+    _WorkerState.inputs = BuildInputs(recipe.mirror, recipe.cache_dir, recipe.tokenizer_specs, recipe.full_count)
     _WorkerState.progress_queue = progress_queue
 
 
@@ -109,8 +109,8 @@ def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, pro
                 _reraise(job, exc, out)
             finish(info)
         return
-    spec = InputSpec(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs, inputs.full_count)
-    _run_parallel(jobs, out, min(num_proc, len(jobs)), spec, progress, finish)
+    recipe = WorkerRecipe(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs, inputs.full_count)
+    _run_parallel(jobs, out, min(num_proc, len(jobs)), recipe, progress, finish)
 
 
 def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
@@ -124,7 +124,7 @@ def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
         progress.update(name, n)
 
 
-def _run_parallel(jobs: list[Job], out: Path, workers: int, spec: InputSpec, progress: ConfigProgress,
+def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: WorkerRecipe, progress: ConfigProgress,
                   finish: Callable[[ShardInfo], None]) -> None:
     import multiprocessing as mp
 
@@ -135,7 +135,7 @@ def _run_parallel(jobs: list[Job], out: Path, workers: int, spec: InputSpec, pro
     thread.start()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(spec, q, os.getpid())) as pool:
+                                 initargs=(recipe, q, os.getpid())) as pool:
             pending = {pool.submit(_worker_build, job, str(out)): job for job in jobs}
             try:
                 while pending:

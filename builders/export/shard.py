@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
@@ -15,6 +14,7 @@ from ..base.errors import OneRulerError
 from ..base.files import new_temp_file, sha256_file
 from ..spec.schema import FEATURES
 from .layout import DATA_DIR, shard_relpath
+from .records import ShardStats
 
 # Parquet layout (measured in docs/export.md): one zstd page per column chunk, so the 50 rows of a
 # config, which share their haystack, compress together (zstd's window spans several rows); row
@@ -37,38 +37,11 @@ class ShardInfo:
     sha256: str
     size: int
     num_rows: int
-    stats: dict
+    stats: ShardStats
 
 
 def _row_bytes(row: dict) -> int:
     return len(row["input"].encode("utf-8")) + 512
-
-
-def config_stats(rows_seen: list[dict]) -> dict:
-    """Per-config statistics for the card, from the light fields of every row."""
-    toks = [r["num_tokens"] for r in rows_seen]
-    stats = {
-        "num_examples": len(rows_seen),
-        "num_tokens_min": min(toks) if toks else 0,
-        "num_tokens_median": statistics.median_low(toks) if toks else 0,
-        "num_tokens_max": max(toks) if toks else 0,
-    }
-    if rows_seen:
-        first = rows_seen[0]
-        stats.update(
-            task=first["task"],
-            context_language=first["context_language"],
-            instruction_language=first["instruction_language"],
-            length=first["length"],
-            tokenizer=first["tokenizer"],
-            budget=first["budget"],
-        )
-        if first["task"].startswith("cwe"):
-            short = [r for r in rows_seen if r["cwe_pool_exhausted"]]
-            stats["cwe_pool_size"] = first["cwe_pool_size"]
-            stats["cwe_pool_exhausted"] = len(short)
-            stats["cwe_shortfall_tokens_max"] = max((r["budget"] - r["num_tokens"] for r in short), default=0)
-    return stats
 
 
 def _write_parquet(rows: Iterable[dict], path: Path, config: str,
@@ -123,6 +96,5 @@ def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    stats = config_stats(light)
-    stats["arrow_bytes"] = arrow_bytes
-    return ShardInfo(config, rel, digest, (out_dir / rel).stat().st_size, len(light), stats)
+    return ShardInfo(config, rel, digest, (out_dir / rel).stat().st_size, len(light),
+                     ShardStats.of_rows(light, arrow_bytes))

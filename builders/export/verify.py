@@ -27,28 +27,52 @@ from .card import render_readme
 from .inputs import BuildInputs, generator_fingerprint
 from .layout import README_NAME
 from .manifest import check_shards, describe_values, export_values, read_manifest
+from .records import ConfigEntry, Manifest
 from .pool import Job, run_jobs
 from .shard import ShardInfo
+
+@dataclass
+class ConfigCheck:
+    """What verify found about one config: nothing wrong (identical), or each thing that differs."""
+
+    problems: list[str] = field(default_factory=list)
+    rebuilt_identical: bool | None = None  # None: not rebuilt (checksums only, or it could not be)
+
+    @property
+    def identical(self) -> bool:
+        """The shard matches its manifest entry and, when rebuilt, the rebuild matches it too."""
+        return not self.problems
+
+    def __str__(self) -> str:
+        if not self.problems:
+            return "identical"
+        note = "; rebuild identical" if self.rebuilt_identical else ""
+        return "; ".join(self.problems) + note
+
 
 @dataclass
 class VerifyReport:
     """Per-config outcome plus folder-level problems."""
 
-    results: dict[str, str] = field(default_factory=dict)  # config -> "identical" or what differs
+    results: dict[str, ConfigCheck] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         """Everything matched."""
-        return not self.problems and all(v == "identical" for v in self.results.values())
+        return not self.problems and all(c.identical for c in self.results.values())
+
+    def check(self, config: str) -> ConfigCheck:
+        """The (possibly new) record of ``config``."""
+        return self.results.setdefault(config, ConfigCheck())
 
 
-def check_files(out: Path, manifest: dict, report: VerifyReport, log: Callable[[str], None]) -> None:
+def check_files(out: Path, manifest: Manifest, report: VerifyReport, log: Callable[[str], None]) -> None:
     """Steps 1 and 2: shard checksums and the README."""
-    configs = manifest["configs"]
+    configs = manifest.configs
     for name, why in check_shards(out, manifest).items():
         if why:
-            report.results[name] = f"checksum mismatch: {why}"
+            report.check(name).problems.append(f"checksum mismatch: {why}")
             log(f"FAIL  {name}: {why}")
     log(f"checksums: {len(configs) - len(report.results)}/{len(configs)} shards match the manifest")
     readme = out / README_NAME
@@ -60,19 +84,18 @@ def check_files(out: Path, manifest: dict, report: VerifyReport, log: Callable[[
         log(f"FAIL  {p}")
 
 
-def recorded_tokenizers(configs: dict, overrides: dict[str, str] | None) -> dict[str, str]:
+def recorded_tokenizers(configs: dict[str, ConfigEntry], overrides: dict[str, str] | None) -> dict[str, str]:
     """Alias → spec of every non-built-in tokenizer the export records (overrides win)."""
-    specs = {e["tokenizer"]["alias"]: e["tokenizer"]["spec"] for e in configs.values()
-             if e["tokenizer"]["alias"] not in BUILTIN_TOKENIZERS}
+    specs = {e.tokenizer.alias: e.tokenizer.spec for e in configs.values() if e.tokenizer.alias not in BUILTIN_TOKENIZERS}
     specs.update(overrides or {})
     return specs
 
 
-def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> bool:
+def check_sources(manifest: Manifest, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> bool:
     """Step 3: recorded source hashes against the available sources, then the card facts; True: a source differs."""
     current = inputs.sources.file_hashes
     found = []
-    for path, digest in sorted(manifest["sources"].items()):
+    for path, digest in sorted(manifest.sources.items()):
         if path not in current:
             found.append(f"missing source {path} (recorded sha256 {digest[:16]}…): not in the pinned source set")
         elif current[path] != digest:
@@ -80,7 +103,7 @@ def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log
     sources_differ = bool(found)
     if not sources_differ:
         facts = inputs.card_facts()
-        if any(facts[key] != manifest.get(key) for key in facts):
+        if any(facts[key] != manifest.facts.get(key) for key in facts):
             found.append("the data fixes / book facts recorded for the card differ from a fresh computation")
     for p in found:
         report.problems.append(p)
@@ -88,20 +111,20 @@ def check_sources(manifest: dict, inputs: BuildInputs, report: VerifyReport, log
     return sources_differ
 
 
-def check_tokenizers(configs: dict, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> dict[str, str]:
+def check_tokenizers(configs: dict[str, ConfigEntry], inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> dict[str, str]:
     """Step 4: alias → why its tokenizer cannot rebuild (absent: it can)."""
     problems: dict[str, str] = {}
-    for alias in sorted({e["tokenizer"]["alias"] for e in configs.values()}):
-        recorded = next(e["tokenizer"] for e in configs.values() if e["tokenizer"]["alias"] == alias)
+    for alias in sorted({e.tokenizer.alias for e in configs.values()}):
+        recorded = next(e.tokenizer for e in configs.values() if e.tokenizer.alias == alias)
         try:
             got = inputs.tokenizer_record(alias)
         except Exception as exc:
-            problems[alias] = f"tokenizer {alias} ({recorded['spec']}) unavailable: {exc}"
+            problems[alias] = f"tokenizer {alias} ({recorded.spec}) unavailable: {exc}"
             continue
         for key in ("identity", "fingerprint"):
-            if got.get(key) != recorded.get(key):
-                problems[alias] = (f"tokenizer {alias} ({got.get('spec')}) is not the recorded one: "
-                                   f"{key} {got.get(key)!r} != recorded {recorded.get(key)!r}")
+            if getattr(got, key) != getattr(recorded, key):
+                problems[alias] = (f"tokenizer {alias} ({got.spec}) is not the recorded one: "
+                                   f"{key} {getattr(got, key)!r} != recorded {getattr(recorded, key)!r}")
                 break
     for why in problems.values():
         report.problems.append(why)
@@ -109,30 +132,26 @@ def check_tokenizers(configs: dict, inputs: BuildInputs, report: VerifyReport, l
     return problems
 
 
-def rebuild(configs: dict, inputs: BuildInputs, aliases: tuple[str, ...], tok_problems: dict[str, str],
+def rebuild(configs: dict[str, ConfigEntry], inputs: BuildInputs, aliases: tuple[str, ...], tok_problems: dict[str, str],
             report: VerifyReport, num_proc: int, progress: bool) -> None:
     """Step 5: rebuild every config from its recorded inputs into a temporary folder and compare."""
     jobs = []
-    for name, e in sorted(configs.items(), key=lambda kv: (kv[1]["samples"], kv[1]["seed"], kv[0])):
-        if e["tokenizer"]["alias"] in tok_problems:
-            report.results.setdefault(name, f"not rebuilt: {tok_problems[e['tokenizer']['alias']]}")
+    for name, e in sorted(configs.items(), key=lambda kv: (kv[1].samples, kv[1].seed, kv[0])):
+        if e.tokenizer.alias in tok_problems:
+            report.check(name).problems.append(f"not rebuilt: {tok_problems[e.tokenizer.alias]}")
             continue
-        jobs.append(Job(parse_config_name(name, aliases), e["samples"], e["seed"]))
+        jobs.append(Job(parse_config_name(name, aliases), e.samples, e.seed))
     tmp = Path(tempfile.mkdtemp(prefix="oneruler-verify-"))
     generator = generator_fingerprint()
     bars = ConfigProgress(len(jobs), max((j.samples for j in jobs), default=1), enabled=progress, verb="rebuilt")
 
     def finish(info: ShardInfo) -> None:
-        recorded = configs[info.config]
-        if info.sha256 == recorded["sha256"]:
-            outcome = "identical"
-        else:
-            outcome = f"DIFFERENT: rebuilt sha256 {info.sha256[:16]}… != recorded {recorded['sha256'][:16]}…"
-            if recorded.get("generator") != generator:
-                outcome += " (the generator code changed since this config was built)"
-        previous = report.results.setdefault(info.config, outcome)
-        if previous != outcome:
-            report.results[info.config] += f"; rebuild {outcome}"
+        recorded, check = configs[info.config], report.check(info.config)
+        check.rebuilt_identical = info.sha256 == recorded.sha256
+        if not check.rebuilt_identical:
+            changed = " (the generator code changed since this config was built)" if recorded.generator != generator else ""
+            check.problems.append(f"DIFFERENT: rebuilt sha256 {info.sha256[:16]}… != recorded {recorded.sha256[:16]}…"
+                                  f"{changed}")
         bars.done(info.config)
         (tmp / info.file).unlink(missing_ok=True)
 
@@ -152,7 +171,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     manifest = read_manifest(out)
     if manifest is None:
         raise OneRulerError(f"{out}: no manifest.json; is this an export folder made by `oneruler build`?")
-    configs = manifest["configs"]
+    configs = manifest.configs
     if not configs:
         raise CheckFailed(f"{out}: the export holds no config (its manifest.json lists none); "
                           f"build some first, e.g. `oneruler build 'pl_*_8k' --out {out}`")
@@ -165,7 +184,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     check_files(out, manifest, report, log)
     if checksums_only:
         for name in configs:
-            report.results.setdefault(name, "identical")
+            report.check(name)
         return report
     specs = recorded_tokenizers(configs, tokenizer_overrides)
     try:
@@ -178,10 +197,12 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     tok_problems = check_tokenizers(configs, inputs, report, log)
     if sources_differ:
         for name in configs:
-            report.results.setdefault(name, "not rebuilt: sources differ")
+            check = report.check(name)
+            if check.identical:
+                check.problems.append("not rebuilt: sources differ")
         return report
     rebuild(configs, inputs, tuple(specs), tok_problems, report, num_proc, progress)
     for name in sorted(report.results):
-        outcome = report.results[name]
-        log(f"{'ok   ' if outcome == 'identical' else 'FAIL '} {name}: {outcome}")
+        check = report.results[name]
+        log(f"{'ok   ' if check.identical else 'FAIL '} {name}: {check}")
     return report

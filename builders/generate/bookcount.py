@@ -87,10 +87,10 @@ class BookCounter:
 
     def _fill(self, values: list[int | None], spans: list[tuple[int, int]]) -> None:
         """Tokenise the texts of the spans whose value is None (one batch)."""
-        missing = [k for k, v in enumerate(values) if v is None]
-        if missing:
-            counts = self.counter.count_batch([self._text(*spans[k]) for k in missing])
-            for k, c in zip(missing, counts):
+        uncounted = [k for k, v in enumerate(values) if v is None]
+        if uncounted:
+            counts = self.counter.count_batch([self._text(*spans[k]) for k in uncounted])
+            for k, c in zip(uncounted, counts):
                 values[k] = c
 
     def _cut_at(self, j: int) -> int:

@@ -22,7 +22,7 @@ _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 
 
 class Tokenizer:
-    """Base class: subclasses implement ``encode_batch`` and ``_fingerprint_bytes``."""
+    """Base class: subclasses implement ``identity``, ``encode_batch`` and ``_fingerprint``."""
 
     kind = "abstract"
 

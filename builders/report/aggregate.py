@@ -216,7 +216,7 @@ class Report:
     @functools.cached_property
     def document(self) -> ScoresDocument:
         """The content of scores.json (computed once: build the records first)."""
-        missing = [r for r in self.scored if r.score.status == "no_response"]
+        unanswered = [r for r in self.scored if r.score.status == "no_response"]
         truncated = [r for r in self.scored if r.finish_reason == "length"]
         partial = self.partial()
         doc = ScoresDocument(
@@ -226,10 +226,10 @@ class Report:
                       "missing_lines": len(self.records) - len(self.scored),
                       "partial_configs": {name: f"{have}/{total}" for name, (have, total) in sorted(partial.items())}},
             overall=with_ci(self.summary(), self.overall_cell()),
-            null_predictions={"niah": sum(scoring.is_niah(r.task) for r in missing),
-                              "cwe": sum(r.task in scoring.CWE_TASKS for r in missing),
-                              "dropped": sum(not r.score.counted for r in missing),
-                              "counted_wrong": sum(r.score.counted for r in missing)},
+            null_predictions={"niah": sum(scoring.is_niah(r.task) for r in unanswered),
+                              "cwe": sum(r.task in scoring.CWE_TASKS for r in unanswered),
+                              "dropped": sum(not r.score.counted for r in unanswered),
+                              "counted_wrong": sum(r.score.counted for r in unanswered)},
             finish_reason_length={"count": len(truncated), "niah": sum(scoring.is_niah(r.task) for r in truncated),
                                   "cwe": sum(r.task in scoring.CWE_TASKS for r in truncated),
                                   "unknown": sum(r.finish_reason is None and r.prediction is not None for r in self.scored)},

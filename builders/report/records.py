@@ -24,7 +24,7 @@ class ScoringOptions:
 
     def kwargs(self) -> dict:
         """Keyword arguments of ``scoring.score_example`` (strictness excepted)."""
-        return dict(truncation=self.truncation, missing=self.missing_policy, strip_think=self.strip_think,
+        return dict(truncation=self.truncation, missing_policy=self.missing_policy, strip_think=self.strip_think,
                     answer_tag=self.answer_tag)
 
     def as_json(self) -> dict:

@@ -65,7 +65,7 @@ def now() -> str:
 
 def package_versions() -> dict[str, str]:
     """Versions of the packages a run's outputs depend on (those installed)."""
-    return installed_versions(PACKAGES, missing=None)
+    return installed_versions(PACKAGES, absent=None)
 
 
 def settings_meta(s: RunSettings, identity: dict) -> dict[str, Any]:

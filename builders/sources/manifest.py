@@ -46,9 +46,9 @@ def _entries(doc: dict, key: str, where: Path) -> list[SourceFile]:
     out = []
     base = {"path", "sha256", "size", "kind", "language", "licence"}
     for i, item in enumerate(doc.get(key, [])):
-        missing = base - set(item)
-        if missing:
-            raise SourceError(f"manifest {where}: entry {i} of {key!r} lacks {sorted(missing)}")
+        absent = base - set(item)
+        if absent:
+            raise SourceError(f"manifest {where}: entry {i} of {key!r} lacks {sorted(absent)}")
         facts = {k: v for k, v in item.items() if k not in base}
         out.append(SourceFile(item["path"], item["sha256"], int(item["size"]), item["kind"],
                               item["language"], item["licence"], facts))

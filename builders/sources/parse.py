@@ -120,10 +120,10 @@ def parse_niah_template(data: bytes, where: str, language: str) -> NiahTemplate:
         raise SourceError(f"{where}: not valid JSON ({exc})") from None
     if not isinstance(doc, dict):
         raise SourceError(f"{where}: expected a JSON object with keys {', '.join(NIAH_KEYS)}")
-    missing = [k for k in NIAH_KEYS if k not in doc]
+    absent = [k for k in NIAH_KEYS if k not in doc]
     extra = sorted(set(doc) - set(NIAH_KEYS))
-    if missing or extra:
-        raise SourceError(f"{where}: missing keys {missing} / unexpected keys {extra}; expected exactly {list(NIAH_KEYS)}")
+    if absent or extra:
+        raise SourceError(f"{where}: missing keys {absent} / unexpected keys {extra}; expected exactly {list(NIAH_KEYS)}")
     for key, value in doc.items():
         if not isinstance(value, str) or not value.strip():
             raise SourceError(f"{where}: key {key!r} must be a non-empty string")

@@ -126,7 +126,7 @@ class OneRuler(evaluate.Metric):
             args = (predictions[i], references[i], tasks[i], instruction_languages[i])
             kwargs = dict(needles=needles[i] if needles is not None else None,
                           finish_reason=finish_reasons[i] if finish_reasons is not None else None,
-                          truncation=truncation, missing=missing_policy, strip_think=strip_think,
+                          truncation=truncation, missing_policy=missing_policy, strip_think=strip_think,
                           answer_tag=answer_tag)
             try:
                 scores.append(score_example(*args, strict=strict, **kwargs))

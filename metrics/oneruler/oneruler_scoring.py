@@ -50,7 +50,7 @@ _DIGITS = re.compile(r"\d+")
 class ExampleScore:
     """The score of one example: ``passed`` (0/1), ``recall`` (fraction of gold answers found, RULER's partial
     credit), ``category`` (one of CATEGORIES), ``counted`` (in the accuracy's denominator: False only for NIAH
-    outputs that are missing, or truncated under the paper policy) and ``status`` (null output: "no_response";
+    outputs that are null, or truncated under the paper policy) and ``status`` (null output: "no_response";
     finish_reason "length": "truncated")."""
 
     passed: bool
@@ -73,7 +73,7 @@ def task_kind(task: str) -> str | None:
 
 
 def is_niah(task: str) -> bool:
-    """Whether a task is a needle task (under the paper policy a missing answer is dropped from its accuracy)."""
+    """Whether a task is a needle task (under the paper policy a null answer is dropped from its accuracy)."""
     return task_kind(task) in ("number", "none")
 
 
@@ -323,20 +323,20 @@ def _score_cwe(text: str, answers: Sequence[str], strict: bool):
     return passed, hits / len(found), category
 
 
-def _check_options(task: str, instruction_language: str | None, truncation: str, missing: str) -> None:
+def _check_options(task: str, instruction_language: str | None, truncation: str, missing_policy: str) -> None:
     if task_kind(task) is None:
         raise ValueError(f"unknown task {task!r}; valid: {', '.join(TASK_IDS)}, mv{{K}}_niah, mv{{K}}e_niah")
     if truncation not in TRUNCATION_POLICIES:
         raise ValueError(f"unknown truncation policy {truncation!r}; valid: {', '.join(TRUNCATION_POLICIES)}")
-    if missing not in MISSING_POLICIES:
-        raise ValueError(f"unknown missing policy {missing!r}; valid: {', '.join(MISSING_POLICIES)}")
+    if missing_policy not in MISSING_POLICIES:
+        raise ValueError(f"unknown missing policy {missing_policy!r}; valid: {', '.join(MISSING_POLICIES)}")
     if is_niah(task):
         none_words(instruction_language)  # type: ignore[arg-type]
 
 
-def _unscored(task: str, is_null: bool, truncation: TruncationPolicy, missing: MissingPolicy) -> ExampleScore:
+def _unscored(task: str, is_null: bool, truncation: TruncationPolicy, missing_policy: MissingPolicy) -> ExampleScore:
     """The score of a null or length-truncated output that is not scored as text."""
-    dropped = missing == "upstream" or (is_niah(task) and (is_null or truncation == "paper"))
+    dropped = missing_policy == "upstream" or (is_niah(task) and (is_null or truncation == "paper"))
     return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status="no_response" if is_null else "truncated")
 
 
@@ -350,7 +350,7 @@ def score_example(
     strict: bool = False,
     finish_reason: str | None = None,
     truncation: TruncationPolicy = "paper",
-    missing: MissingPolicy = "paper",
+    missing_policy: MissingPolicy = "paper",
     strip_think: bool = True,
     answer_tag: bool = False,
 ) -> ExampleScore:
@@ -359,17 +359,17 @@ def score_example(
     `instruction_language` is required for NIAH tasks (it selects the none words). `needles`
     (the row's list of {key, value, depth}, or just the values) enables the `distractor`
     category; without it distractors are reported as `wrong`/`partial`. A None prediction is
-    "no response": under `missing="paper"` left out of the accuracy for NIAH and counted wrong for
-    CWE; under `missing="upstream"` left out for every task, as are length-truncated outputs.
+    "no response": under `missing_policy="paper"` left out of the accuracy for NIAH and counted wrong for
+    CWE; under `missing_policy="upstream"` left out for every task, as are length-truncated outputs.
     Otherwise, when `finish_reason == "length"`, `truncation` decides: "paper" treats the output
     as no response, "wrong" counts it wrong for every task, "score" scores the text like any other.
     The text scored is `extract_answer(prediction, strip_think=..., answer_tag=...)`.
     """
-    _check_options(task, instruction_language, truncation, missing)
+    _check_options(task, instruction_language, truncation, missing_policy)
     text = as_text(prediction)
     truncated = finish_reason == "length"
-    if text is None or (truncated and (missing == "upstream" or truncation != "score")):
-        return _unscored(task, text is None, truncation, missing)
+    if text is None or (truncated and (missing_policy == "upstream" or truncation != "score")):
+        return _unscored(task, text is None, truncation, missing_policy)
     text = extract_answer(text, strip_think=strip_think, answer_tag=answer_tag)
     kind = task_kind(task)
     if kind == "number":

@@ -75,7 +75,7 @@ def test_write_shard_is_content_addressed_zstd_and_round_trips(tmp_path):
     raw = sum(len(r["input"].encode()) for r in rows)
     assert info.size * 20 < raw, f"shared haystack should compress >20x, got {raw / info.size:.1f}x"
     assert pq.read_table(path).to_pylist() == rows
-    assert info.stats["num_tokens_min"] == 100 and info.stats["num_tokens_max"] == 149
+    assert info.stats.num_tokens_min == 100 and info.stats.num_tokens_max == 149
     # Same rows -> same bytes and name; no temp files left behind.
     again = write_shard(iter(rows), tmp_path / "again", "en_s_niah_8k")
     assert again.sha256 == info.sha256
@@ -118,7 +118,7 @@ def test_readme_yaml_parses_and_matches_dir(built):
     assert yaml.safe_load(readme.split("---\n")[1]) == meta
     on_disk = sorted(p.relative_to(built).as_posix() for p in (built / "data").rglob("*") if p.is_file())
     declared = sorted(d["path"] for c in meta["configs"] for d in c["data_files"])
-    assert declared == on_disk == sorted(e["file"] for e in manifest["configs"].values())
+    assert declared == on_disk == sorted(e.file for e in manifest.configs.values())
     assert [c["config_name"] for c in meta["configs"]] == sorted(CONFIGS)
     assert all(c["data_files"][0]["split"] == "test" for c in meta["configs"])
     assert "dataset_info" not in meta  # features come from the Parquet schema
@@ -131,17 +131,17 @@ def test_readme_yaml_parses_and_matches_dir(built):
 
 def test_manifest_records_checksums_and_inputs(built):
     manifest = read_manifest(built)
-    assert set(manifest["configs"]) == set(CONFIGS)
-    for name, entry in manifest["configs"].items():
-        data = (built / entry["file"]).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == entry["sha256"] and len(data) == entry["size"]
-        assert entry["seed"] == 42 and entry["samples"] == 3 and entry["num_rows"] == 3
-        assert entry["tokenizer"]["identity"] == "cl100k_base" and len(entry["tokenizer"]["fingerprint"]) == 64
-        assert entry["packages"]["pyarrow"] and entry["packages"]["datasets"]
-    assert manifest["sources"] and all(len(h) == 64 for h in manifest["sources"].values())
-    assert any(p.endswith("100_noun_list_translated.tsv") for p in manifest["sources"])
-    assert {f["name"] for f in manifest["fixes"]} >= {"cwe_korean_homograph_digits"}
-    assert len(manifest["books"]) == 26
+    assert set(manifest.configs) == set(CONFIGS)
+    for name, entry in manifest.configs.items():
+        data = (built / entry.file).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry.sha256 and len(data) == entry.size
+        assert entry.seed == 42 and entry.samples == 3 and entry.num_rows == 3
+        assert entry.tokenizer.identity == "cl100k_base" and len(entry.tokenizer.fingerprint) == 64
+        assert entry.packages["pyarrow"] and entry.packages["datasets"]
+    assert manifest.sources and all(len(h) == 64 for h in manifest.sources.values())
+    assert any(p.endswith("100_noun_list_translated.tsv") for p in manifest.sources)
+    assert {f["name"] for f in manifest.facts["fixes"]} >= {"cwe_korean_homograph_digits"}
+    assert len(manifest.facts["books"]) == 26
     text = (built / "manifest.json").read_text(encoding="utf-8")
     assert "time" not in json.loads(text)  # reproducible: no timestamps
 
@@ -199,14 +199,14 @@ def test_adding_configs_keeps_readme_exact_and_skips_finished(tmp_path, source_c
     assert [c["config_name"] for c in meta["configs"]] == ["sw_none_niah_8k", "sw_s_niah_8k"]
     # Another seed is refused (an export holds one), --force rebuilds every config with it; the old
     # shards are removed, the README points at the new ones.
-    old = {n: e["file"] for n, e in read_manifest(out)["configs"].items()}
+    old = {n: e.file for n, e in read_manifest(out).configs.items()}
     with pytest.raises(OneRulerError, match=r"holds configs built with --seed 42 --samples 2 \(2 configs\).*--seed 7"):
         build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False)
-    assert {n: e["file"] for n, e in read_manifest(out)["configs"].items()} == old
+    assert {n: e.file for n, e in read_manifest(out).configs.items()} == old
     s3 = build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False, force=True)
-    new = {n: e["file"] for n, e in read_manifest(out)["configs"].items()}
+    new = {n: e.file for n, e in read_manifest(out).configs.items()}
     assert sorted(s3.built) == ["sw_none_niah_8k", "sw_s_niah_8k"] and set(new.values()).isdisjoint(old.values())
-    assert {e["seed"] for e in read_manifest(out)["configs"].values()} == {7}
+    assert {e.seed for e in read_manifest(out).configs.values()} == {7}
     assert not any((out / f).exists() for f in old.values()) and all((out / f).exists() for f in new.values())
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert all(f in readme for f in new.values())
@@ -252,7 +252,7 @@ def test_killed_build_commits_nothing_half_and_resumes_from_its_journal(tmp_path
     assert 2 <= n_staged < 15
     # README and manifest are written once, at the end: the killed build left them as they were.
     assert (out / "README.md").read_bytes() == readme_before
-    assert list(read_manifest(out)["configs"]) == ["pl_s_niah_8k"]
+    assert list(read_manifest(out).configs) == ["pl_s_niah_8k"]
     meta = parse_front_matter(readme_before.decode("utf-8"))
     on_disk = sorted(p.relative_to(out).as_posix() for p in (out / "data").rglob("*") if p.is_file())
     assert on_disk == [c["data_files"][0]["path"] for c in meta["configs"]]
@@ -272,7 +272,7 @@ def test_killed_build_commits_nothing_half_and_resumes_from_its_journal(tmp_path
     # the recovered shards are the bytes a fresh build makes
     fresh = tmp_path / "fresh"
     assert cli(["build", "pl_*_8k", "pl_*_32k", "--out", str(fresh), "--samples", "3", "--quiet"], env).returncode == 0
-    assert read_manifest(fresh)["configs"] == read_manifest(out)["configs"]
+    assert read_manifest(fresh).configs == read_manifest(out).configs
 
 
 def test_cli_errors_are_clear(tmp_path, source_cache):
@@ -293,10 +293,10 @@ def assert_export_is_exact(out: Path) -> dict:
     from builders.export.manifest import check_shards
 
     manifest = read_manifest(out)
-    assert manifest is not None and manifest["configs"]
+    assert manifest is not None and manifest.configs
     assert not any(check_shards(out, manifest).values()), check_shards(out, manifest)
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    listed = sorted(e["file"] for e in manifest["configs"].values())
+    listed = sorted(e.file for e in manifest.configs.values())
     assert on_disk == sorted(["README.md", "manifest.json", *listed])  # no lock file, staging or temp file
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_dir()) == sorted(
         {"data", *(str(Path(f).parent) for f in listed)})
@@ -330,7 +330,7 @@ def test_two_builds_into_one_new_folder_never_lose_data(tmp_path, source_cache):
         assert code == 2 and len(errors) == 1 and stdout == "", stderr
         assert f"{out}: locked by another `oneruler build`" in errors[0] and "--wait SECONDS" in errors[0]
     assert built, results
-    assert set(assert_export_is_exact(out)["configs"]) == built
+    assert set(assert_export_is_exact(out).configs) == built
 
 
 def test_two_builds_into_an_existing_export_wait_for_each_other(tmp_path, source_cache):
@@ -345,7 +345,7 @@ def test_two_builds_into_an_existing_export_wait_for_each_other(tmp_path, source
     waited = [r for r in results if "waiting up to 300 s for another `oneruler build`" in r[2]]
     assert len(waited) <= 1  # at most the second one waited (they may also not have overlapped)
     manifest = assert_export_is_exact(out)
-    assert sorted(manifest["configs"]) == sorted(f"ko_{t}_8k" for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah"))
+    assert sorted(manifest.configs) == sorted(f"ko_{t}_8k" for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah"))
 
 
 def _process_table() -> dict[int, tuple[int, str, str]]:
@@ -415,12 +415,12 @@ def test_progress_is_plain_lines_on_a_pipe_and_a_short_cwe_config_warns(tmp_path
     assert "\r" not in res.stderr and "\x1b" not in res.stderr
     lines = res.stderr.splitlines()
     assert re.fullmatch(r"\[1/2\] built ko_cwe_easy_128k \(\d+\.\d s\)", lines[0]), lines
-    stats = read_manifest(out)["configs"]["ko_cwe_easy_128k"]["stats"]
-    assert stats["cwe_pool_exhausted"] == 1 and stats["num_tokens_min"] < 0.9 * stats["budget"]
+    stats = read_manifest(out).configs["ko_cwe_easy_128k"].stats
+    assert stats.cwe_pool_exhausted == 1 and stats.num_tokens_min < 0.9 * stats.budget
     warnings = [line for line in lines if line.startswith("warning:")]
     assert warnings == [
-        f"warning: ko_cwe_easy_128k: the word pool ({stats['cwe_pool_size']} words) ran out: 1 of 1 example(s) are "
-        f"short, reaching {stats['num_tokens_min']:,} of {stats['budget']:,} tokens "
-        f"({100 * stats['num_tokens_min'] / stats['budget']:.0f} %)"
+        f"warning: ko_cwe_easy_128k: the word pool ({stats.cwe_pool_size} words) ran out: 1 of 1 example(s) are "
+        f"short, reaching {stats.num_tokens_min:,} of {stats.budget:,} tokens "
+        f"({100 * stats.num_tokens_min / stats.budget:.0f} %)"
     ]
     assert re.fullmatch(r"\[2/2\] built pl_s_niah_8k \(\d+\.\d s\)", lines[-1]), lines

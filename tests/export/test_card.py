@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
+import os
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -11,10 +14,12 @@ import yaml
 from builders.export import frontmatter as card
 from builders.export.card import render_card, render_readme
 from builders.export.frontmatter import front_matter, parse_front_matter, size_category
+from builders.export.records import Manifest
 from builders.spec.configs import iter_standard_configs
 from builders.spec.languages import LANGUAGES
 
-PAPER = "/work/shared/papers/oneruler.txt"
+# The shared folder beside the checkout (README: ``../shared``), found through the mirror CI points at.
+PAPER = Path(os.environ["ONERULER_MIRROR"]).resolve().parent / "papers" / "oneruler.txt"
 
 
 def entry(name: str, task: str, ctx: str, inst: str, length: int, exhausted: int = 0) -> dict:
@@ -42,8 +47,9 @@ def book(tokens: int, o200k: int, pool: tuple[int, int], short: dict | None = No
             "cwe_pool_upstream": pool[0], "cwe_pool": pool[1], "cwe_reach": reach}
 
 
-def manifest(configs: dict) -> dict:
-    return {
+def manifest(configs: dict) -> Manifest:
+    """A manifest written by hand, read as ``read_manifest`` reads one."""
+    return Manifest.from_json({
         "format": "oneruler-export/1", "sources": {"OneRuler/data/x.txt": "ef" * 32},
         "fixes": [
             {"name": "footnote_markers", "language": "pl", "count": 287, "characters": 1327,
@@ -59,7 +65,7 @@ def manifest(configs: dict) -> dict:
         "draws": {"mk_niah": {"draws": 400, "redrawn": 4, "rejected": 4},
                   "none_niah": {"draws": 400, "redrawn": 13, "rejected": 13}},
         "configs": configs,
-    }
+    })
 
 
 @pytest.fixture
@@ -79,20 +85,19 @@ def test_front_matter_parses_and_declares_every_config(small):
     assert meta["license"] == "mit" and meta["pretty_name"] == "ONERULER"
     assert meta["size_categories"] == ["n<1K"]
     assert {c["config_name"]: c["data_files"] for c in meta["configs"]} == {
-        n: [{"split": "test", "path": e["file"]}] for n, e in small["configs"].items()}
+        n: [{"split": "test", "path": e.file}] for n, e in small.configs.items()}
     # Features travel in the Parquet schema, not 952 copies in the README (issue 13).
     assert "dataset_info" not in meta and "features" not in readme.split("\n---\n", 1)[0]
 
 
 def test_fast_yaml_equals_library_yaml_for_the_whole_grid(small):
-    base = small["configs"]["no_s_niah_8k"]
+    base = small.configs["no_s_niah_8k"]
     configs = {}
     for spec in iter_standard_configs():
-        e = copy.deepcopy(base)
-        e.update(file=f"data/{spec.name}/test-0123456789abcdef.parquet", task=spec.task,
-                 context_language=spec.context_language, instruction_language=spec.instruction_language)
-        configs[spec.name] = e
-    big = manifest(configs)
+        configs[spec.name] = dataclasses.replace(
+            base, file=f"data/{spec.name}/test-0123456789abcdef.parquet", task=spec.task,
+            context_language=spec.context_language, instruction_language=spec.instruction_language)
+    big = dataclasses.replace(small, configs=configs)
     assert len(configs) == 952
     text = card.front_matter_yaml(big)
     assert yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) == front_matter(big)
@@ -176,8 +181,8 @@ def test_card_titles_speakers_and_new_tables(small):
 
 def test_card_of_an_old_manifest_without_the_new_facts(small):
     old = copy.deepcopy(small)
-    del old["draws"]
-    old["books"] = {"ko": {"tokens": 12_000}}
+    del old.facts["draws"]
+    old.facts["books"] = {"ko": {"tokens": 12_000}}
     body = render_card(old)
     assert "No draw counts were recorded" in body and "No CWE pool facts were recorded" in body
     assert "| 12,279 | n/a | n/a | 12,000 | 10.7× |" in body and "for 0 of 26" not in body
@@ -193,11 +198,11 @@ def test_card_regenerated_from_an_export_shows_the_facts(tmp_path, source_cache)
     readme = (out / "README.md").read_text(encoding="utf-8")
     manifest = read_manifest(out)
     assert readme == render_readme(manifest)
-    assert manifest["draws"]["none_niah"]["draws"] == 400
-    assert manifest["books"]["ko"]["o200k_tokens"] < LANGUAGES["ko"].book.paper_o200k_tokens
+    assert manifest.facts["draws"]["none_niah"]["draws"] == 400
+    assert manifest.facts["books"]["ko"]["o200k_tokens"] < LANGUAGES["ko"].book.paper_o200k_tokens
     for lang, upstream, here in [("zh", 2173, 3558), ("ko", 2605, 4003), ("vi", 6254, 7195), ("pt", 7617, 8502)]:
         assert f"| `{lang}` | {upstream:,} | {here:,} |" in readme
-    zh = manifest["books"]["zh"]["cwe_reach"]["cwe_easy"]
+    zh = manifest.facts["books"]["zh"]["cwe_reach"]["cwe_easy"]
     assert zh["64000"][0] is None and 50_000 < zh["64000"][1] < 64_000  # no longer runs out here, did upstream
     assert 85_000 < zh["128000"][0] < 95_000 and 55_000 < zh["128000"][1] < 62_000
     assert "| `sw_glossary` |" in readme and "| `uk_latin_letters` |" in readme

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import json
 import secrets
@@ -13,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from builders.export.build import build_dataset
-from builders.export.manifest import read_manifest, write_manifest
+from builders.export.manifest import read_manifest
+from hand_edit import write_manifest
 from hub_client import client_env, oneruler, token_leaks
 from hub_server import GITATTRIBUTES, running_hub
 
@@ -92,7 +95,7 @@ def test_push_refuses_a_corrupt_dir_and_sends_nothing(hub, export_dir, tmp_path,
     endpoint, state, token = hub
     work = tmp_path / "oneruler"
     shutil.copytree(export_dir, work)
-    shard = work / read_manifest(work)["configs"]["it_mv_niah_8k"]["file"]
+    shard = work / read_manifest(work).configs["it_mv_niah_8k"].file
     data = bytearray(shard.read_bytes())
     data[100] ^= 0xFF
     shard.write_bytes(bytes(data))
@@ -107,9 +110,10 @@ def test_push_refuses_more_than_3000_configs(hub, export_dir, tmp_path, source_c
     work = tmp_path / "oneruler"
     shutil.copytree(export_dir, work)
     manifest = read_manifest(work)
-    template = manifest["configs"]["it_s_niah_8k"]
+    template = manifest.configs["it_s_niah_8k"]
+    o200k = dataclasses.replace(template, tokenizer=dataclasses.replace(template.tokenizer, alias="o200k"))
     for i in range(3001):
-        manifest["configs"][f"it_s_niah_{i + 1}k_o200k"] = dict(template, tokenizer=dict(template["tokenizer"], alias="o200k"))
+        manifest.configs[f"it_s_niah_{i + 1}k_o200k"] = o200k
     write_manifest(work, manifest)
     res = run(["push", str(work), "--repo-id", "my-org/oneruler"], endpoint, token, tmp_path, source_cache)
     assert res.returncode == 2

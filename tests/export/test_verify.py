@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import shutil
 import subprocess
@@ -11,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from builders.export.build import build_dataset
-from builders.export.manifest import read_manifest, write_manifest
+from builders.export.manifest import read_manifest
+from hand_edit import write_manifest, write_readme
 
 REPO = Path(__file__).resolve().parents[2]
 # beside the tiktoken files that conftest points TIKTOKEN_CACHE_DIR at (absolute), whatever the checkout
@@ -49,8 +52,8 @@ def test_verify_passes_on_a_fresh_export(export_dir, tmp_path, source_cache):
 
 
 def test_verify_detects_a_flipped_byte(copy_of, tmp_path, source_cache):
-    entry = read_manifest(copy_of)["configs"]["da_s_niah_8k"]
-    path = copy_of / entry["file"]
+    entry = read_manifest(copy_of).configs["da_s_niah_8k"]
+    path = copy_of / entry.file
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
     path.write_bytes(bytes(data))
@@ -71,14 +74,13 @@ def test_verify_detects_content_that_does_not_rebuild(copy_of, tmp_path, source_
     from builders.export.shard import write_shard
 
     manifest = read_manifest(copy_of)
-    entry = manifest["configs"]["da_mk_niah_8k"]
-    rows = pq.read_table(copy_of / entry["file"]).to_pylist()
+    entry = manifest.configs["da_mk_niah_8k"]
+    rows = pq.read_table(copy_of / entry.file).to_pylist()
     rows[1]["answers"] = ["1234567"]
-    (copy_of / entry["file"]).unlink()
+    (copy_of / entry.file).unlink()
     info = write_shard(rows, copy_of, "da_mk_niah_8k")
-    entry.update(file=info.file, sha256=info.sha256, size=info.size)
+    manifest.configs["da_mk_niah_8k"] = dataclasses.replace(entry, file=info.file, sha256=info.sha256, size=info.size)
     write_manifest(copy_of, manifest)
-    from builders.export.card import write_readme
 
     write_readme(copy_of, manifest)
     res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
@@ -92,7 +94,9 @@ def test_verify_names_a_wrong_or_missing_tokenizer(copy_of, tmp_path, source_cac
     assert "tokenizer llama3" in res.stdout and "unavailable" in res.stdout
     assert "ok    da_mk_niah_8k: identical" in res.stdout
     manifest = read_manifest(copy_of)
-    manifest["configs"]["da_s_niah_8k_llama3"]["tokenizer"]["fingerprint"] = "0" * 64
+    entry = manifest.configs["da_s_niah_8k_llama3"]
+    manifest.configs["da_s_niah_8k_llama3"] = dataclasses.replace(
+        entry, tokenizer=dataclasses.replace(entry.tokenizer, fingerprint="0" * 64))
     write_manifest(copy_of, manifest)
     res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
     assert res.returncode == 1
@@ -101,7 +105,7 @@ def test_verify_names_a_wrong_or_missing_tokenizer(copy_of, tmp_path, source_cac
 
 def test_verify_names_a_missing_source_and_an_edited_readme(copy_of, tmp_path, source_cache):
     manifest = read_manifest(copy_of)
-    manifest["sources"]["OneRuler/data/books/xx/gone.txt"] = "a" * 64
+    manifest.sources["OneRuler/data/books/xx/gone.txt"] = "a" * 64
     write_manifest(copy_of, manifest)
     res = cli(["verify", str(copy_of), "--quiet"], tmp_path, source_cache)
     assert res.returncode == 1

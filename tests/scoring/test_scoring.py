@@ -515,14 +515,14 @@ def test_answer_tag_scores_only_the_last_answer_block():
 @pytest.mark.parametrize("task, language", [("s_niah", "en"), ("none_niah", "de"), ("cwe_hard", None)])
 def test_upstream_missing_policy_drops_null_and_truncated_everywhere(task, language):
     gold = {"s_niah": ["7654321"], "none_niah": ["Keine vorhanden"], "cwe_hard": list("abcdefghij")}[task]
-    null = score_example(None, gold, task, language, missing="upstream")
-    cut = score_example("a b c", gold, task, language, finish_reason="length", missing="upstream")
+    null = score_example(None, gold, task, language, missing_policy="upstream")
+    cut = score_example("a b c", gold, task, language, finish_reason="length", missing_policy="upstream")
     assert (null.counted, null.status) == (False, "no_response")
     assert (cut.counted, cut.status) == (False, "truncated")
     paper_null = score_example(None, gold, task, language)
     assert paper_null.counted == (task == "cwe_hard")  # paper: CWE null counts wrong, NIAH null is dropped
     with pytest.raises(ValueError, match="unknown missing policy"):
-        score_example(None, gold, task, language, missing="mine")
+        score_example(None, gold, task, language, missing_policy="mine")
 
 
 @pytest.mark.parametrize("task, kind", [("s_niah", "number"), ("mv_niah", "number"), ("mv16_niah", "number"),

@@ -1,0 +1,200 @@
+"""The records of ``manifest.json``, typed: what a config was built from, its shard, its statistics.
+
+Each record has one writer (``to_json``) and one reader (``from_json``); the JSON they make is the
+manifest's format, key for key (``manifest.py`` dumps it canonically). A manifest that lacks a
+field a record needs is named with the field in one error line.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from ..base.errors import OneRulerError
+from .layout import MANIFEST_FORMAT
+
+
+def _require(doc: Any, keys: tuple[str, ...], where: str) -> dict:
+    if not isinstance(doc, dict):
+        raise OneRulerError(f"manifest.json: {where} is not an object")
+    absent = [k for k in keys if k not in doc]
+    if absent:
+        raise OneRulerError(f"manifest.json: {where} lacks {', '.join(absent)}; rebuild the export with `oneruler build`")
+    return doc
+
+
+@dataclass(frozen=True)
+class TokenizerRecord:
+    """The tokenizer a config was built with: enough to load it again and to know it is the same one."""
+
+    alias: str
+    kind: str
+    spec: str
+    identity: str
+    fingerprint: str
+
+    @classmethod
+    def from_json(cls, doc: Any, where: str = "tokenizer") -> TokenizerRecord:
+        """Read the manifest's tokenizer object (``kind`` and ``spec`` may be absent in hand-made ones)."""
+        doc = _require(doc, ("alias", "identity", "fingerprint"), where)
+        return cls(doc["alias"], doc.get("kind", ""), doc.get("spec", ""), doc["identity"], doc["fingerprint"])
+
+    def same_tokenizer(self, other: TokenizerRecord) -> bool:
+        """Same alias, identity and fingerprint (the spec may be spelled differently)."""
+        return (self.alias, self.identity, self.fingerprint) == (other.alias, other.identity, other.fingerprint)
+
+
+@dataclass(frozen=True)
+class ShardStats:
+    """What the card states about one config's rows (CWE fields only for CWE configs)."""
+
+    num_examples: int
+    num_tokens_min: int
+    num_tokens_median: int
+    num_tokens_max: int
+    arrow_bytes: int = 0
+    task: str | None = None
+    context_language: str | None = None
+    instruction_language: str | None = None
+    length: int | None = None
+    tokenizer: str | None = None
+    budget: int | None = None
+    cwe_pool_size: int | None = None
+    cwe_pool_exhausted: int | None = None
+    cwe_shortfall_tokens_max: int | None = None
+
+    @classmethod
+    def of_rows(cls, rows_seen: list[dict], arrow_bytes: int) -> ShardStats:
+        """The statistics of a config from the light fields of every row."""
+        toks = [r["num_tokens"] for r in rows_seen]
+        counts = dict(num_examples=len(rows_seen), num_tokens_min=min(toks, default=0),
+                      num_tokens_median=statistics.median_low(toks) if toks else 0,
+                      num_tokens_max=max(toks, default=0), arrow_bytes=arrow_bytes)
+        if not rows_seen:
+            return cls(**counts)
+        first = rows_seen[0]
+        described = {k: first[k] for k in ("task", "context_language", "instruction_language", "length",
+                                            "tokenizer", "budget")}
+        if first["task"].startswith("cwe"):
+            short = [r for r in rows_seen if r["cwe_pool_exhausted"]]
+            described.update(cwe_pool_size=first["cwe_pool_size"], cwe_pool_exhausted=len(short),
+                             cwe_shortfall_tokens_max=max((r["budget"] - r["num_tokens"] for r in short), default=0))
+        return cls(**counts, **described)
+
+    @classmethod
+    def from_json(cls, doc: Any, where: str = "stats") -> ShardStats:
+        """Read a manifest entry's ``stats`` object."""
+        doc = _require(doc, ("num_examples", "num_tokens_min", "num_tokens_median", "num_tokens_max"), where)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in doc.items() if k in known})
+
+    def to_json(self) -> dict:
+        """The manifest's ``stats`` object (absent fields left out, as before they were typed)."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+_INPUT_KEYS = ("seed", "samples", "tokenizer", "task", "context_language", "instruction_language", "length")
+
+
+@dataclass(frozen=True)
+class ConfigInputs:
+    """What identifies how a config's rows were made, compared before a shard is reused."""
+
+    seed: int
+    samples: int
+    tokenizer: TokenizerRecord
+    task: str
+    context_language: str
+    instruction_language: str
+    length: int
+    packages: dict[str, str] = field(default_factory=dict)
+    generator: str | None = None
+
+    def built_as(self, entry: ConfigEntry | None) -> bool:
+        """Whether ``entry`` was built from these inputs: seed, samples, tokenizer, oneruler version and
+        generator code (the shard itself is not checked)."""
+        if entry is None:
+            return False
+        return ((entry.seed, entry.samples) == (self.seed, self.samples)
+                and entry.tokenizer.same_tokenizer(self.tokenizer)
+                and entry.packages.get("oneruler") == self.packages.get("oneruler")
+                and entry.generator == self.generator)
+
+    def to_json(self) -> dict:
+        """The input fields of a manifest entry."""
+        doc = {f.name: getattr(self, f.name) for f in fields(ConfigInputs)}
+        doc["tokenizer"] = asdict(self.tokenizer)
+        return doc
+
+
+@dataclass(frozen=True)
+class ConfigEntry(ConfigInputs):
+    """One config of an export: its inputs, its shard (path, size, sha256) and its statistics."""
+
+    file: str = ""
+    sha256: str = ""
+    size: int = 0
+    num_rows: int = 0
+    stats: ShardStats | None = None
+
+    @classmethod
+    def built(cls, inputs: ConfigInputs, file: str, sha256: str, size: int, num_rows: int,
+              stats: ShardStats) -> ConfigEntry:
+        """The entry of a config built from ``inputs`` into a shard."""
+        given = {f.name: getattr(inputs, f.name) for f in fields(ConfigInputs)}
+        return cls(**given, file=file, sha256=sha256, size=size, num_rows=num_rows, stats=stats)
+
+    @classmethod
+    def from_json(cls, doc: Any, where: str) -> ConfigEntry:
+        """Read one entry of the manifest's ``configs``."""
+        doc = _require(doc, _INPUT_KEYS + ("file", "sha256", "size", "num_rows", "stats"), where)
+        return cls(seed=doc["seed"], samples=doc["samples"],
+                   tokenizer=TokenizerRecord.from_json(doc["tokenizer"], f"{where}.tokenizer"),
+                   task=doc["task"], context_language=doc["context_language"],
+                   instruction_language=doc["instruction_language"], length=doc["length"],
+                   packages=doc.get("packages", {}), generator=doc.get("generator"),
+                   file=doc["file"], sha256=doc["sha256"], size=doc["size"], num_rows=doc["num_rows"],
+                   stats=ShardStats.from_json(doc["stats"], f"{where}.stats"))
+
+    def to_json(self) -> dict:
+        """The manifest entry, key for key."""
+        doc = super().to_json()
+        doc.update(file=self.file, sha256=self.sha256, size=self.size, num_rows=self.num_rows,
+                   stats=self.stats.to_json() if self.stats is not None else {})
+        return doc
+
+
+# Card facts (data fixes, book measurements, redraw counts) are computed in cardfacts.py and kept
+# as JSON: the card is their only reader and they are compared whole by ``verify``.
+CARD_FACT_KEYS = ("fixes", "books", "draws")
+
+
+@dataclass
+class Manifest:
+    """An export's ``manifest.json``: the source files, the card facts and every config's entry."""
+
+    sources: dict[str, str] = field(default_factory=dict)
+    configs: dict[str, ConfigEntry] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=lambda: {"fixes": [], "books": {}})
+    format: str = MANIFEST_FORMAT
+
+    @classmethod
+    def from_json(cls, doc: dict) -> Manifest:
+        """Read a parsed ``manifest.json`` (its format already checked)."""
+        configs = doc.get("configs", {})
+        if not isinstance(configs, dict):
+            raise OneRulerError("manifest.json: configs is not an object")
+        facts = {"fixes": [], "books": {}} | {k: doc[k] for k in CARD_FACT_KEYS if k in doc}
+        return cls(sources=dict(doc.get("sources", {})),
+                   configs={name: ConfigEntry.from_json(e, f"configs.{name}") for name, e in configs.items()},
+                   facts=facts, format=doc.get("format", MANIFEST_FORMAT))
+
+    def to_json(self) -> dict:
+        """The JSON object (configs in name order)."""
+        return {"format": self.format, "sources": self.sources, **self.facts,
+                "configs": {k: self.configs[k].to_json() for k in sorted(self.configs)}}
+
+    def with_configs(self, staged: dict[str, ConfigEntry]) -> Manifest:
+        """A copy holding ``staged`` in addition to (or instead of) the configs of the same name."""
+        return Manifest(dict(self.sources), {**self.configs, **staged}, dict(self.facts), self.format)
