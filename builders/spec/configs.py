@@ -16,7 +16,7 @@ from typing import Iterable, Iterator
 
 from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS_RE, valid_alias
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
-from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, TASK_FORMS, TASKS, get_task, multi_value_form
+from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, MULTI_VALUE_TASK, TASK_FORMS, TASKS, get_task, multi_value_form
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 # The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
@@ -29,7 +29,7 @@ GLOB_EXAMPLES = "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one l
 
 _LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
 _DEPTH_RE = re.compile(r"^at(?P<depth>0|[1-9][0-9]*)$")
-_MULTI_VALUE_PREFIX = re.compile(r"^mv[0-9]+e?_niah(?=_|$)")
+_MULTI_VALUE_PREFIX = re.compile(f"^{MULTI_VALUE_TASK.pattern}(?=_|$)")  # the task part of a name
 DEPTH_FORM = "_at{D} with D an integer percent 0..100 (0: before the first haystack sentence, 100: after the last)"
 
 
