@@ -6,16 +6,13 @@ fixes (``BuildInputs.card_facts`` caches them) so that ``oneruler verify`` can r
 
 from __future__ import annotations
 
-from itertools import accumulate
-
+from ..generate.cwe import list_items
 from ..generate.niah import draw_niah
-from ..generate.quotes import safe_boundaries
-from ..generate.segment import split_sentences
+from ..generate.prepared import PreparedCache
 from ..generate.tokenizer import Tokenizer
 from ..sources.store import Sources
 from ..spec.configs import STANDARD_LENGTHS, iter_standard_configs
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
-from ..spec.languages import get_language
 from ..spec.tasks import TASKS, CweSpec
 
 
@@ -46,28 +43,30 @@ def key_draw_counts(sources: Sources, samples: int = DEFAULT_SAMPLES, seed: int 
 
 
 def _list_tokens(costs: list[int], markers: list[int], task: CweSpec, length: int) -> int:
-    """Estimated tokens of the whole pool as a CWE list (each word's cost × its repetitions + markers).
-
-    ``markers[m]`` is the summed cost of the list markers `` 1.`` … `` m.``.
-    """
+    """Estimated tokens of the whole pool as a CWE list: each word's cost × its repetitions (the common words
+    an average draw, as no example is meant) plus the markers (``markers[m]``: `` 1.`` … `` m.``), the sum
+    ``CweList.estimate`` makes for one example's order."""
     f_cw, f_ucw = task.frequencies(length)
-    common = task.num_common * sum(costs) / len(costs)  # the 10 common words: an average draw
-    items = task.num_common * f_cw + (len(costs) - task.num_common) * f_ucw
-    return int(f_ucw * sum(costs) + (f_cw - f_ucw) * common + markers[items])
+    common = task.num_common * sum(costs) / len(costs)
+    return int(f_ucw * sum(costs) + (f_cw - f_ucw) * common + markers[list_items(task, length, len(costs))])
 
 
-def cwe_pool_facts(sources: Sources, tokenizer: Tokenizer, language: str, markers: list[int]) -> dict:
+def cwe_pool_facts(sources: Sources, prepared: PreparedCache, tokenizer: Tokenizer, language: str) -> dict:
     """Pool sizes here and under upstream's rules, and the length a CWE example can reach with each.
 
     ``reach[task][length] = [here, upstream]``: estimated tokens (``tokenizer``) of the prompt listing
     the whole pool, or ``None`` where the pool is large enough to fill the budget (here: length − 50;
-    upstream: the nominal length, its stopping bound).
+    upstream: the nominal length, its stopping bound). The pool here, its costs and the markers' costs
+    are the generator's own (``prepared``).
     """
-    here = list(sources.word_pool(language).words)
+    pool = prepared.pool(language, tokenizer)
     upstream = list(sources.upstream_word_pool(language))
     head, tail = sources.cwe_template(language).frame
     overhead = tokenizer.count(head) + tokenizer.count(tail)
-    costs = {name: tokenizer.count_batch([" " + w for w in words]) for name, words in (("here", here), ("up", upstream))}
+    costs = {"here": pool.costs, "up": tokenizer.count_batch([" " + w for w in upstream])}
+    longest = max(len(pool.words), len(upstream))
+    markers = prepared.numbering_prefix(tokenizer, max(list_items(t, n, longest) for t in TASKS.values()
+                                                      if isinstance(t, CweSpec) for n in STANDARD_LENGTHS))
     reach: dict[str, dict] = {}
     for name, task in TASKS.items():
         if task.kind != "cwe":
@@ -79,20 +78,12 @@ def cwe_pool_facts(sources: Sources, tokenizer: Tokenizer, language: str, marker
                 full_here if full_here < length - task.reserve else None,
                 full_up if full_up < length else None,
             ]
-    return {"cwe_pool": len(here), "cwe_pool_upstream": len(upstream), "cwe_reach": reach}
+    return {"cwe_pool": len(pool.words), "cwe_pool_upstream": len(upstream), "cwe_reach": reach}
 
 
-def marker_prefix(tokenizer: Tokenizer, sources: Sources, languages: list[str]) -> list[int]:
-    """prefix[m]: summed token cost of the list markers `` 1.`` … `` m.``, up to the longest whole-pool
-    list of any language (here or upstream)."""
-    longest = max(max(len(sources.word_pool(lang).words), len(sources.upstream_word_pool(lang))) for lang in languages)
-    items = max(t.num_common * max(t.frequencies(n)) + longest * max(t.frequencies(n))
-                for t in TASKS.values() if isinstance(t, CweSpec) for n in STANDARD_LENGTHS)
-    return list(accumulate(tokenizer.count_batch([f" {m}." for m in range(1, items + 1)]), initial=0))
-
-
-def haystack_facts(sources: Sources, language: str) -> dict:
-    """Sentences of the haystack and how many of the boundaries between them lie outside every quotation."""
-    sentences = split_sentences(language, sources.book_text(language))
-    inner = safe_boundaries(language, sentences, get_language(language).joiner)[1:-1]
+def haystack_facts(prepared: PreparedCache, language: str) -> dict:
+    """Sentences of the haystack (the generator's segmentation) and how many of the boundaries between them
+    lie outside every quotation."""
+    sentences, safe = prepared.segments(language)
+    inner = safe[1:-1]
     return {"sentences": len(sentences), "safe_boundaries": sum(inner), "boundaries": len(inner)}

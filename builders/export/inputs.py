@@ -13,8 +13,8 @@ from typing import Iterator
 
 from ..base.files import atomic_write_bytes, sha256_bytes
 from ..base.versions import package_versions as installed_versions
-from .cardfacts import cwe_pool_facts, haystack_facts, key_draw_counts, marker_prefix
-from .records import ConfigInputs, TokenizerRecord
+from .cardfacts import cwe_pool_facts, haystack_facts, key_draw_counts
+from .records import CARD_FACT_KEYS, ConfigInputs, TokenizerRecord
 from ..generate.rows import RowGenerator
 from ..generate.tokenizer import TokenizerRegistry
 from ..sources.fetch import default_cache_dir
@@ -41,7 +41,6 @@ CARD_FACT_MODULES: tuple[str, ...] = (
     "sources/upstream.py", "generate/segment.py", "generate/quotes.py", "generate/prepared.py", "generate/niah.py",
     "spec/languages.py", "spec/tasks.py", "spec/configs.py", "export/inputs.py", "export/cardfacts.py",
 )
-CARD_FACT_KEYS: tuple[str, ...] = ("fixes", "books", "draws")
 
 
 def package_versions() -> dict[str, str]:
@@ -132,7 +131,7 @@ class BuildInputs:
         o200k) and of the released file (cl100k), haystack boundary safety, and CWE pool facts."""
         cl100k, o200k = self.tokenizers.get("cl100k"), self.tokenizers.get("o200k")
         entries = [e for e in load_manifest() if e.kind == "book"]
-        markers = marker_prefix(cl100k, self.sources, [e.language for e in entries])
+        prepared = self.generator.prepared
         out = {}
         for entry in entries:
             text = self.sources.book_text(entry.language)
@@ -140,7 +139,7 @@ class BuildInputs:
                 "path": entry.path, "sha256": entry.sha256, "tokenizer": cl100k.identity, "characters": len(text),
                 "tokens": cl100k.count(text), "o200k_tokens": o200k.count(text),
                 "released_tokens": cl100k.count(self.sources.released_book_text(entry.language)),
-                **haystack_facts(self.sources, entry.language),
-                **cwe_pool_facts(self.sources, cl100k, entry.language, markers),
+                **haystack_facts(prepared, entry.language),
+                **cwe_pool_facts(self.sources, prepared, cl100k, entry.language),
             }
         return dict(sorted(out.items()))

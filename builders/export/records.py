@@ -167,7 +167,7 @@ class ConfigEntry(ConfigInputs):
 
 # Card facts (data fixes, book measurements, redraw counts) are computed in cardfacts.py and kept
 # as JSON: the card is their only reader and they are compared whole by ``verify``.
-CARD_FACT_KEYS = ("fixes", "books", "draws")
+CARD_FACT_KEYS: tuple[str, ...] = ("fixes", "books", "draws")
 
 
 @dataclass

@@ -4,18 +4,37 @@ A NIAH context is ``joiner.join(parts)``, the parts being book sentences taken f
 the (cycling) book with needle sentences inserted between some of them. ``BookCounter`` knows each
 unit (``joiner + sentence``) as a ``Piece`` and, for every pair of adjacent units, the correction
 their join needs (zero where the join is a cut), summed into prefix sums: the exact count of any
-run of units is O(1). ``count_prompt`` recovers the layout of a context (where each needle sits,
-which units lie between them), checks it character for character against the book, and sums
-frame, runs and needles with a ``Tally``. Anything unexpected returns None: the caller tokenises.
+run of units is O(1). ``count_prompt`` takes the ``ContextLayout`` the context was built from
+(how many units, where each needle sits among them) and sums frame, runs and needles with a
+``Tally``; it never re-reads the context. A tokenizer without cuts returns None: the caller tokenises.
 """
 
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 from itertools import accumulate
-from typing import Sequence
+from typing import Iterator, Sequence
 
-from .counting import Counter, Piece, Tally
+from .counting import TokenCounter, Piece, Tally
+
+
+@dataclass(frozen=True)
+class ContextLayout:
+    """How a context is built: ``units`` book units (cycling) with needle j inserted before unit ``points[j]``
+    (points sorted; a point equal to ``units`` puts the needle at the end)."""
+
+    units: int
+    points: tuple[int, ...]
+
+    def parts(self) -> Iterator[tuple[str, int, int]]:
+        """("run", a, b) for units a..b-1 and ("needle", j, j) in text order; runs may be empty."""
+        last = 0
+        for j, point in enumerate(self.points):
+            yield "run", last, point
+            yield "needle", j, j
+            last = point
+        yield "run", last, self.units
 
 
 class BookCounter:
@@ -26,7 +45,7 @@ class BookCounter:
     between consecutive cuts summed into ``gain``: a run then costs two look-ups plus its two ends.
     """
 
-    def __init__(self, sentences: Sequence[str], costs: Sequence[int], joiner: str, counter: Counter):
+    def __init__(self, sentences: Sequence[str], costs: Sequence[int], joiner: str, counter: TokenCounter):
         self.counter, self.joiner, self.n = counter, joiner, len(sentences)
         units = [joiner + s for s in sentences]
         pieces = counter.pieces(units, costs) if counter.exact and self.n else None
@@ -134,70 +153,16 @@ class BookCounter:
         self.add_run(tally, 1, self.n)
         return tally.result()
 
-    def _units_until(self, a: int, chars: int) -> int | None:
-        """b such that units a..b-1 span exactly ``chars`` characters (None if no unit boundary is there)."""
-        target = self._abs(self.pos, a, self.n) + chars
-        full, rest = divmod(target, self.pos[-1])
-        i = bisect.bisect_left(self.pos, rest)
-        if i > self.n or self.pos[i] != rest:
-            return None
-        return full * self.n + i
-
-    def _same_text(self, context: str, start: int, a_pos: int, b_pos: int) -> bool:
-        """context[start:...] equals the cycling book text between absolute offsets a_pos and b_pos."""
-        size = self.pos[-1]
-        while a_pos < b_pos:
-            i = a_pos % size
-            chunk = min(size - i, b_pos - a_pos)
-            if context[start:start + chunk] != self.cycle[i:i + chunk]:
-                return False
-            start, a_pos = start + chunk, a_pos + chunk
-        return True
-
-    def _run(self, context: str, cursor: int, unit: int, end: int) -> int | None:
-        """The unit after a run of book units in context[cursor:end] starting at ``unit``, or None."""
-        skip = len(self.joiner) if cursor == 0 else 0  # the context's first sentence has no joiner
-        b = self._units_until(unit, end - cursor + skip)
-        if b is None or (cursor == 0 and b == unit and end > 0):
-            return None
-        if not self._same_text(context, cursor, self._abs(self.pos, unit, self.n) + skip, self._abs(self.pos, b, self.n)):
-            return None
-        return b
-
-    def layout(self, context: str, needles: Sequence[str]) -> list[tuple[str, int, int]] | None:
-        """[("run", a, b) | ("needle", j, 0)] in text order, checked against the book; None if not so built."""
-        out: list[tuple[str, int, int]] = []
-        cursor, unit, joiner = 0, 0, self.joiner
-        for j, text in enumerate(needles):
-            if cursor == 0 and not out and context.startswith(text):
-                out.append(("needle", j, 0))
-                cursor = len(text)
-                continue
-            idx = context.find(joiner + text, cursor)
-            if idx < 0:
-                return None
-            b = self._run(context, cursor, unit, idx)
-            if b is None:
-                return None
-            out += [("run", unit, b), ("needle", j, 0)]
-            cursor, unit = idx + len(joiner) + len(text), b
-        b = self._run(context, cursor, unit, len(context)) if cursor < len(context) else unit
-        if b is None:
-            return None
-        out.append(("run", unit, b))
-        return out
-
-    def count_prompt(self, head: Piece, context: str, tail: Piece, needles: Sequence[tuple[Piece, Piece]]) -> int | None:
-        """Exact tokens of head + context + tail; ``needles`` = (bare, with joiner) pieces; None: not counted."""
+    def count_prompt(self, head: Piece, layout: ContextLayout, tail: Piece,
+                     needles: Sequence[tuple[Piece, Piece]]) -> int | None:
+        """Exact tokens of head + the context ``layout`` describes + tail; ``needles`` = (bare, with joiner)
+        pieces; None: this tokenizer is not counted by construction."""
         if not self.exact:
-            return None
-        layout = self.layout(context, [bare.text for bare, _ in needles])
-        if layout is None:
             return None
         tally = self.counter.tally()
         tally.add(head)
-        at_start = True
-        for kind, a, b in layout:
+        at_start = True  # the context's first part has no joiner
+        for kind, a, b in layout.parts():
             if kind == "needle":
                 tally.add(needles[a][0] if at_start else needles[a][1])
             elif b > a and at_start:

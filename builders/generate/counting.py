@@ -155,7 +155,7 @@ class Piece:
     trail: int = 0  # tokens of text[last:]
 
 
-class Counter:
+class TokenCounter:
     """Counts texts for one tokenizer: whole (``count``) or assembled from pieces (``tally``)."""
 
     def __init__(self, tokenizer: Tokenizer, full_count: bool = False):
@@ -216,7 +216,7 @@ class Counter:
 class Tally:
     """Sums segments between guaranteed cuts; joins that are not cuts are re-tokenised in a window."""
 
-    def __init__(self, counter: Counter):
+    def __init__(self, counter: TokenCounter):
         self.counter = counter
         self.total = 0
         self.pending: list[tuple[str, int | None]] = []  # the open window: texts since the last cut

@@ -40,6 +40,12 @@ def item_order(task: CweSpec, length: int, index: int, seed: int, n_words: int) 
     return slots[np.argsort(keys, kind="stable")]
 
 
+def list_items(task: CweSpec, length: int, n: int) -> int:
+    """List items of a CWE list of n words at ``length``: the common words repeat f_cw times, the others f_ucw."""
+    f_cw, f_ucw = task.frequencies(length)
+    return min(n, task.num_common) * f_cw + max(0, n - task.num_common) * f_ucw
+
+
 class CweList:
     """The word list of one CWE example: a shuffled pool, costs per word, and the list for n words."""
 
@@ -63,7 +69,7 @@ class CweList:
 
     def n_items(self, n: int) -> int:
         """List items for the first n words (common words repeat f_cw times, the others f_ucw)."""
-        return min(n, self.task.num_common) * self.f_cw + max(0, n - self.task.num_common) * self.f_ucw
+        return list_items(self.task, self.spec.length, n)
 
     def estimate(self, n: int) -> int:
         """Estimated tokens of the list of n words (words and markers, without the template)."""

@@ -12,8 +12,9 @@ from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.languages import LANGUAGE_CODES, Language, get_language
 from ..spec.tasks import NiahSpec
-from .bookcount import BookCounter
+from .bookcount import BookCounter, ContextLayout
 from .budget import fit_units
+from .counting import Piece, TokenCounter
 from .prepared import PreparedBook, PreparedCache
 from .rng import StableRng
 from .tokenizer import Tokenizer
@@ -150,12 +151,11 @@ def insertion_points(k: int, depths: Sequence[Depth], is_safe: Callable[[int], b
     return points
 
 
-def insert_needles(sentences: list[str], needles: list[Needle], depths: Sequence[Depth], joiner: str,
-                   is_safe: Callable[[int], bool] | None = None) -> str:
-    """The context: each needle before the unit ``insertion_points`` gives (every boundary if no ``is_safe``)."""
+def insert_needles(sentences: list[str], needles: list[Needle], layout: ContextLayout, joiner: str) -> str:
+    """The context ``layout`` describes: each needle before its unit among ``sentences``."""
     parts: list[str] = []
     last = 0
-    for pos, needle in zip(insertion_points(len(sentences), depths, is_safe), needles):
+    for pos, needle in zip(layout.points, needles):
         parts.extend(sentences[last:pos])
         parts.append(needle.text)
         last = pos
@@ -163,14 +163,47 @@ def insert_needles(sentences: list[str], needles: list[Needle], depths: Sequence
     return joiner.join(parts)
 
 
-def needle_records(needles: list[Needle], depths: Sequence[Depth], k: int,
-                   is_safe: Callable[[int], bool] | None) -> list[dict]:
+def needle_records(needles: list[Needle], depths: Sequence[Depth], layout: ContextLayout) -> list[dict]:
     """The row's needle records: nominal ``depth`` (whole percent; an evenly spaced point rounded half up)
     and ``actual_depth``, where the needle landed after the quotation rule: 100 · boundary / k."""
-    points = insertion_points(k, depths, is_safe)
+    k = layout.units
     return [{"key": n.key, "value": n.value, "depth": int(d) if isinstance(d, int) else int(d + Fraction(1, 2)),
              "actual_depth": 100 * pos / k if k else float(d)}
-            for n, d, pos in zip(needles, depths, points)]
+            for n, d, pos in zip(needles, depths, layout.points)]
+
+
+@dataclass(frozen=True)
+class NeedlePieces:
+    """The frame and the needles of a prompt as counted pieces: each needle bare (first in the context) and
+    after the joiner (anywhere else)."""
+
+    head: Piece
+    tail: Piece
+    needles: list[tuple[Piece, Piece]]
+
+
+def needle_pieces(frame: tuple[str, str], needles: list[Needle], joiner: str, counter: TokenCounter,
+                  ) -> tuple[int, NeedlePieces | None]:
+    """(tokens of the frame and of the needles after their joiner, the counted pieces or None without cuts),
+    from one tokenizer batch."""
+    bare = [n.text for n in needles]
+    joined = [joiner + text for text in bare]
+    texts = [*frame, *bare, *joined]
+    counts = counter.count_batch(texts)
+    n = len(needles)
+    overhead = counts[0] + counts[1] + sum(counts[2 + n:])
+    if not counter.exact:
+        return overhead, None
+    pieces = counter.pieces(texts, counts)
+    return overhead, NeedlePieces(pieces[0], pieces[1], list(zip(pieces[2:2 + n], pieces[2 + n:])))
+
+
+@dataclass(frozen=True)
+class NiahContext:
+    """A haystack with its needles, and how it was laid out."""
+
+    text: str
+    layout: ContextLayout
 
 
 def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
@@ -178,21 +211,18 @@ def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles:
                  exact: BookCounter):
     """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens.
 
-    Each candidate prompt is counted exactly: by construction with ``exact`` where it can
-    (``generate/bookcount.py``), else by tokenising it whole.
+    Each candidate prompt is counted exactly: by construction with ``exact`` from the layout it was
+    built from (``generate/bookcount.py``), else by tokenising it whole. The payload is a NiahContext.
     """
     head, tail = frame
-    texts = [head, tail] + [t for n in needles for t in (n.text, joiner + n.text)]
-    counts = tokenizer.count_batch(texts)  # once: the estimate's overhead and the exact pieces share them
-    overhead = counts[0] + counts[1] + sum(counts[3::2])
-    pieces = exact.counter.pieces(texts, counts) if exact.exact else None
+    overhead, pieces = needle_pieces(frame, needles, joiner, exact.counter)
+    counted = pieces is not None and exact.exact
 
-    def measure(k: int) -> tuple[int, str]:
-        context = insert_needles(book.take(k), needles, depths, joiner, book.is_safe)
-        tokens = None
-        if pieces is not None:
-            tokens = exact.count_prompt(pieces[0], context, pieces[1], list(zip(pieces[2::2], pieces[3::2])))
-        return (tokenizer.count(head + context + tail) if tokens is None else tokens), context
+    def measure(k: int) -> tuple[int, NiahContext]:
+        layout = ContextLayout(k, tuple(insertion_points(k, depths, book.is_safe)))
+        context = NiahContext(insert_needles(book.take(k), needles, layout, joiner), layout)
+        tokens = exact.count_prompt(pieces.head, layout, pieces.tail, pieces.needles) if counted else None
+        return (tokenizer.count(head + context.text + tail) if tokens is None else tokens), context
 
     return fit_units(
         budget=budget,
@@ -217,13 +247,13 @@ def render_niah(spec: ConfigSpec, task: NiahSpec, draw: NiahDraw, sources: Sourc
     book = prepared.book(ctx.code, tokenizer)
     fit = fit_haystack(spec, budget, (head, tail), needles, draw.depths, book, ctx.joiner, tokenizer,
                        prepared.book_counter(ctx.code, tokenizer))
-    context = fit.payload
+    context = fit.payload.text
     answers = [inst_t.none_word] if not task.relevant else [str(v) for v in draw.answer_values]
     return {
         "input": head + context + tail,
         "answers": answers,
         "num_tokens": fit.tokens,
-        "needles": needle_records(needles, draw.depths, fit.units, book.is_safe),
+        "needles": needle_records(needles, draw.depths, fit.payload.layout),
         "queries": queries,
         "context_span": [len(head), len(head) + len(context)],
         "num_units": fit.units,

@@ -9,7 +9,7 @@ from itertools import accumulate
 from ..sources.store import Sources
 from ..spec.languages import get_language
 from .bookcount import BookCounter
-from .counting import Counter
+from .counting import TokenCounter
 from .quotes import safe_boundaries
 from .segment import split_sentences
 from .tokenizer import Tokenizer
@@ -66,7 +66,7 @@ class PreparedPool:
 
 
 def prepare_book(sentences: list[str], safe: list[bool], language: str, joiner: str, tokenizer: Tokenizer,
-                 counter: Counter) -> tuple[PreparedBook, BookCounter]:
+                 counter: TokenCounter) -> tuple[PreparedBook, BookCounter]:
     """Pre-tokenise sentences once: per-unit costs, prefix sums, the book's join correction, exact counting."""
     costs = tokenizer.count_batch([joiner + s for s in sentences])
     prefix = [0, *accumulate(costs)]
@@ -92,29 +92,33 @@ class PreparedCache:
         self.book_counters: dict[tuple[str, str], BookCounter] = {}
         self.pools: dict[tuple[str, str], PreparedPool] = {}
         self.numbering: dict[str, list[int]] = {}
-        self.counters: dict[str, Counter] = {}
+        self.counters: dict[str, TokenCounter] = {}
         self.list_corrections: dict[tuple[str, str], int | None] = {}
         # sentences and their safe boundaries, once per language: shared by every tokenizer
         self.segmented: dict[str, tuple[list[str], list[bool]]] = {}
 
-    def counter(self, tokenizer: Tokenizer) -> Counter:
+    def counter(self, tokenizer: Tokenizer) -> TokenCounter:
         """The exact counter of a tokenizer (full counts only with ``full_count``)."""
         if tokenizer.identity not in self.counters:
-            self.counters[tokenizer.identity] = Counter(tokenizer, self.full_count)
+            self.counters[tokenizer.identity] = TokenCounter(tokenizer, self.full_count)
         return self.counters[tokenizer.identity]
 
     def book(self, language: str, tokenizer: Tokenizer) -> PreparedBook:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
         key = (language, tokenizer.identity)
         if key not in self.books:
-            joiner = get_language(language).joiner
-            if language not in self.segmented:
-                sentences = split_sentences(language, self.sources.book_text(language))
-                self.segmented[language] = sentences, safe_boundaries(language, sentences, joiner)
-            sentences, safe = self.segmented[language]
+            sentences, safe = self.segments(language)
             self.books[key], self.book_counters[key] = prepare_book(
-                sentences, safe, language, joiner, tokenizer, self.counter(tokenizer))
+                sentences, safe, language, get_language(language).joiner, tokenizer, self.counter(tokenizer))
         return self.books[key]
+
+    def segments(self, language: str) -> tuple[list[str], list[bool]]:
+        """A language's haystack sentences and, for each boundary (before the first sentence to after the
+        last), whether it lies outside every quotation; once per language, for every tokenizer."""
+        if language not in self.segmented:
+            sentences = split_sentences(language, self.sources.book_text(language))
+            self.segmented[language] = sentences, safe_boundaries(language, sentences, get_language(language).joiner)
+        return self.segmented[language]
 
     def book_counter(self, language: str, tokenizer: Tokenizer) -> BookCounter:
         """Exact counting of prompts over a language's book (``exact`` False: tokenise instead)."""

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from builders.generate.bookcount import BookCounter
-from builders.generate.counting import GPT_PATTERNS, Counter, counting_profile, gpt_cut
+from builders.generate.bookcount import BookCounter, ContextLayout
+from builders.generate.counting import GPT_PATTERNS, TokenCounter, counting_profile, gpt_cut
 from builders.generate.tokenizer import HFTokenizer, TokenizerRegistry
 from builders.spec.languages import get_language
 
@@ -29,8 +29,8 @@ RIGHT = ("", "s", "t", "ll", "ve", "99", "word", " x", "\n\n", "——", "是")
 
 
 @pytest.fixture(scope="module", params=ALIASES)
-def counter(request, registry) -> Counter:
-    return Counter(registry.get(request.param))
+def counter(request, registry) -> TokenCounter:
+    return TokenCounter(registry.get(request.param))
 
 
 def test_the_four_tokenizers_are_inside_the_proof(registry):
@@ -114,22 +114,30 @@ def test_book_runs_and_prompts_count_exactly(counter, sources, lang):
             parts += taken[last:pos] + [text]
             last = pos
         context = joiner.join(parts + taken[last:])
-        got = book.count_prompt(pieces[0], context, pieces[1], needles[:len(positions)])
+        got = book.count_prompt(pieces[0], ContextLayout(k, tuple(positions)), pieces[1], needles[:len(positions)])
         assert got == counter.count(head + context + tail), (k, positions)
 
 
-def test_a_context_not_built_from_the_book_is_not_counted(counter, sources):
+def test_the_layout_counts_what_insert_needles_builds(counter, sources):
+    """The builder and the counter read a ContextLayout alike: every needle position of a short book,
+    one needle and two adjacent ones, including before the first and after the last unit."""
+    from builders.generate.niah import Needle, insert_needles
     from builders.generate.segment import split_sentences
 
-    sentences = split_sentences("en", sources.book_text("en"))[:50]
+    sentences = split_sentences("en", sources.book_text("en"))[:12]
     book = BookCounter(sentences, counter.count_batch([" " + s for s in sentences]), " ", counter)
-    head, tail, needle = counter.pieces(["<text>\n", "\n</text>", "Needle 1234567."])
-    ok = " ".join(sentences[:10] + ["Needle 1234567."] + sentences[10:20])
-    assert book.count_prompt(head, ok, tail, [(needle, counter.pieces([" Needle 1234567."])[0])]) is not None
-    altered = ok.replace(sentences[3], sentences[3][:-1])  # a sentence changed: the layout check fails
-    assert book.count_prompt(head, altered, tail, [(needle, counter.pieces([" Needle 1234567."])[0])]) is None
-    inside = " ".join(sentences[:10]) + " Needle 1234567." + " ".join(sentences[10:20])  # not at a join
-    assert book.count_prompt(head, inside, tail, [(needle, counter.pieces([" Needle 1234567."])[0])]) is None
+    head, tail = "<text>\n", "\n</text>"
+    texts = ["Needle 1234567.", "Needle 7654321."]
+    frame = counter.pieces([head, tail])
+    needles = list(zip(counter.pieces(texts), counter.pieces([" " + t for t in texts])))
+    for k in (0, 1, 12, 25):
+        for point in range(k + 1):
+            for points in ((point,), (point, point), (0, point)):
+                layout = ContextLayout(k, points)
+                made = [Needle("key", "0", t) for t in texts[:len(points)]]
+                context = insert_needles([sentences[i % 12] for i in range(k)], made, layout, " ")
+                got = book.count_prompt(frame[0], layout, frame[1], needles[:len(points)])
+                assert got == counter.count(head + context + tail), (k, points)
 
 
 def test_unanalysed_tokenizers_fall_back_to_full_counts(tmp_path, registry, sources):
@@ -150,7 +158,7 @@ def test_unanalysed_tokenizers_fall_back_to_full_counts(tmp_path, registry, sour
 
 
 def test_full_count_mode_tokenises_whole_prompts(registry):
-    counter = Counter(registry.get("cl100k"), full_count=True)
+    counter = TokenCounter(registry.get("cl100k"), full_count=True)
     assert not counter.exact and counter.profile.reason == "--full-count"
     assert not counter.is_cut(".", " ")
 
