@@ -116,7 +116,9 @@ class ServerClient:
         self.openai = openai
         self.model, self.api, self.retry, self.stream = model, api, retry, stream
         self.secret = api_key
-        self.tokenize_problem: str | None = None  # why POST /tokenize gave no count
+        self.problems: dict[str, str] = {}  # endpoint -> why it gave no answer the run could use
+        self.dialect = None  # the server's dialect and facts, once the preflight has probed it (dialects/)
+        self.facts = None
         self.base_url = base_url.rstrip("/")
         # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         self._in_flight: dict[int, int] = {}
@@ -226,7 +228,8 @@ class ServerClient:
         return "".join(content), "".join(reasoning) or None, finish, usage
 
     async def served_models(self) -> list[dict] | None:
-        """``GET /v1/models`` as dicts (with vLLM's ``max_model_len``); None if the server has no such list."""
+        """``GET /v1/models`` as dicts (``id``, ``owned_by`` and what else a server adds, e.g. vLLM's ``max_model_len``);
+        None if the server has no such list."""
         try:
             page = await asyncio.wait_for(self.client.models.list(), self.retry.timeout_s)
         except self.openai.APIStatusError as exc:
@@ -234,28 +237,11 @@ class ServerClient:
                 raise OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
                                     f"set OPENAI_API_KEY to a key it accepts") from None
             return None
-        return [{"id": m.id, **(m.model_extra or {})} for m in page.data]
+        return [{"id": m.id, "owned_by": getattr(m, "owned_by", None), **(m.model_extra or {})} for m in page.data]
 
-    async def tokenize(self, prompt: str) -> int | None:
-        """Prompt tokens as the server counts them (vLLM's ``POST /tokenize``, chat template applied).
-
-        None: the server has no such endpoint or does not understand the request (``tokenize_problem`` says why).
-        """
-        body: dict[str, Any] = {"model": self.model}
-        if self.api == "chat":
-            body.update(messages=[{"role": "user", "content": prompt}], add_generation_prompt=True)
-        else:
-            body.update(prompt=prompt, add_special_tokens=True)
-        try:
-            reply = await asyncio.wait_for(self.client.post(self.root_url + "/tokenize", body=body, cast_to=object),
-                                           self.retry.timeout_s)
-        except self.openai.APIStatusError as exc:  # no such endpoint, or one that takes another body
-            self.tokenize_problem = self.describe(exc)
-            return None
-        if not isinstance(reply, dict) or not isinstance(reply.get("count"), int):
-            self.tokenize_problem = "its answer has no 'count'"
-            return None
-        return reply["count"]
+    async def count(self, prompt: str) -> int | None:
+        """Prompt tokens as the server counts them, in its own dialect (None: it cannot count)."""
+        return await self.dialect.count(self, prompt) if self.dialect is not None else None
 
     async def close(self) -> None:
         """Close the HTTP connections."""

@@ -335,8 +335,8 @@ class Server(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, state: ServerState):
-        super().__init__(("127.0.0.1", 0), Handler)
+    def __init__(self, state: ServerState, handler: type = Handler):
+        super().__init__(("127.0.0.1", 0), handler)
         self.state = state
 
     @property
@@ -346,9 +346,9 @@ class Server(ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def running_server(state: ServerState | None = None) -> Iterator[Server]:
-    """Serve on 127.0.0.1 (a free port) in a background thread until the block ends."""
-    server = Server(state or ServerState())
+def running_server(state: ServerState | None = None, handler: type = Handler) -> Iterator[Server]:
+    """Serve on 127.0.0.1 (a free port) in a background thread until the block ends (``handler``: the routes)."""
+    server = Server(state or ServerState(), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

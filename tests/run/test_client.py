@@ -9,6 +9,7 @@ from openai_server import Fault, Reply, ServerState, running_server
 
 from builders.run.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.options import RetryPolicy, SamplingOptions
+from builders.run.dialects.vllm import Vllm
 
 FAST = RetryPolicy(attempts=4, base_s=0.05, timeout_s=20)
 
@@ -134,7 +135,8 @@ def test_tokenize_and_models(server):
     async def go():
         client = ServerClient(server.base_url, "test-model", "chat", None, FAST)
         try:
-            return await client.served_models(), await client.tokenize("hello world")
+            client.dialect = Vllm()
+            return await client.served_models(), await client.count("hello world")
         finally:
             await client.close()
 
