@@ -6,9 +6,12 @@ keeps the end and answers as if nothing happened). A cut prompt shows in the ans
 - counts from the server itself (exact): the server read clearly fewer tokens than it counted
   (more than ``max(SLACK_TOKENS, SLACK_SHARE x count)`` fewer);
 - estimates or local counts: the ratio read/counted falls below ``RATIO_DROP`` x the median ratio of
-  the answers so far (after ``RATIO_WARMUP`` answers), or below ``RATIO_FLOOR`` at any time;
+  the same config's answers so far (after ``RATIO_WARMUP`` of them). Per config, because the ratio
+  depends on the language: a Tamil prompt is 0.20 of its cl100k size for Gemma 3 and 0.26 for
+  o200k_base, an English one 1.0 (benchmarks/estimate_margins.py), so no fixed floor can tell;
 - any count, a known window: the prompt read leaves no room for the new tokens (prompt + max new
-  tokens over the window): only a server that cut the prompt to its window answers that.
+  tokens over the window): only a server that cut the prompt to its window answers that. The
+  window is the server's own when it truncates (Ollama's num_ctx, whatever --max-model-len says).
 
 A cut row is recorded as failed with the reason; the run stops after ``STOP_AFTER`` of them.
 """
@@ -21,9 +24,13 @@ from dataclasses import dataclass, field
 SLACK_TOKENS = 8
 SLACK_SHARE = 0.02
 RATIO_DROP = 0.8
-RATIO_FLOOR = 0.5
 RATIO_WARMUP = 3
 STOP_AFTER = 3
+
+
+def config(ident: str) -> str:
+    """The config of a row id (``config/index``)."""
+    return ident.rsplit("/", 1)[0]
 
 
 @dataclass
@@ -34,7 +41,7 @@ class TruncationGuard:
     new_tokens: dict[str, int]
     window: int | None
     exact: bool
-    ratios: list[float] = field(default_factory=list)
+    ratios: dict[str, list[float]] = field(default_factory=dict)  # config → read/counted of its answers
     cut: list[str] = field(default_factory=list)  # ids of rows the server cut
     worst: str | None = None  # the first cut row's reason, for the final error
     no_usage: int = 0
@@ -50,7 +57,7 @@ class TruncationGuard:
             return None
         reason = self._reason(ident, read, sent)
         if reason is None:
-            self.ratios.append(read / sent)
+            self.ratios.setdefault(config(ident), []).append(read / sent)
             return None
         self.cut.append(ident)
         self.worst = self.worst or reason
@@ -63,12 +70,11 @@ class TruncationGuard:
             return f"truncated by the server: {said}, filling its {self.window}-token window"
         if self.exact and read < sent - max(SLACK_TOKENS, SLACK_SHARE * sent):
             return f"truncated by the server: {said}"
-        if not self.exact:
-            floor = RATIO_FLOOR
-            if len(self.ratios) >= RATIO_WARMUP:
-                floor = max(floor, RATIO_DROP * statistics.median(self.ratios))
+        seen = self.ratios.get(config(ident), [])
+        if not self.exact and len(seen) >= RATIO_WARMUP:
+            floor = RATIO_DROP * statistics.median(seen)
             if read < floor * sent:
-                return f"truncated by the server: {said} (under {floor:.2f} of it, as other rows came back)"
+                return f"truncated by the server: {said} (under {floor:.2f} of it; the config's other rows came back whole)"
         return None
 
     @property

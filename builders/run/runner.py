@@ -206,7 +206,7 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
     if result.no_server:
         raise OneRulerError(f"{result.no_server}; {s.out} keeps every finished row: restart a server and rerun the "
                             f"same command to resume")
-    if result.truncation:
+    if result.truncation and result.stopped:  # cut prompts stopped it (or were among the failures that did)
         raise OneRulerError(result.truncation)
     return result
 

@@ -26,8 +26,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def truncation_error(guard: TruncationGuard, pre: "Preflight", url: str) -> str:
     """The one error line of a run stopped by cut prompts: how many, the first reason, the limit and the fix."""
-    kind = pre.server.kind if pre.server is not None else "the server"
-    size = f"{pre.window.size}-token window ({pre.window.source})" if pre.window.size else "window (unknown)"
+    server = pre.server
+    kind = server.kind if server is not None else "the server"
+    source = server.window_source if server is not None and guard.window == server.window else pre.window.source
+    size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
     return (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them to "
             f"its {size} instead of refusing them (first: {guard.cut[0]}, {guard.worst}). The run stopped; those rows "
             f"are recorded as failed and not scored. To fix: {pre.fix}; then rerun with --retry-failed")
@@ -40,7 +42,9 @@ class Sender:
                  result: "RunResult", pre: "Preflight", log: Callable[[str], None]):
         self.pool, self.store, self.selection, self.s, self.result, self.log = pool, store, selection, s, result, log
         self.pre = pre
-        self.guard = TruncationGuard(pre.counts, pre.new_tokens, pre.window.size, pre.exact)
+        server = pre.server
+        window = server.window if server is not None and server.truncates and server.window else pre.window.size
+        self.guard = TruncationGuard(pre.counts, pre.new_tokens, window, pre.exact)
         self.silent: set[str] = set()  # servers already named for answering without usage
 
     async def send(self, refs: list[RowRef], concurrency: int) -> None:
@@ -97,8 +101,8 @@ class Sender:
         if reason is None:
             return done
         self.log(f"warning: {row.id}: {reason}")
-        if self.guard.stop and not self.result.truncation:
-            self.result.truncation, self.result.stopped = truncation_error(self.guard, self.pre, url), True
+        self.result.truncation = truncation_error(self.guard, self.pre, url)
+        self.result.stopped = self.result.stopped or self.guard.stop
         return dataclasses.replace(done, error=reason)
 
     def count(self, row: RunRow, done: Any, bar: RunProgress) -> None:
