@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ RETRY_STATUSES = (408, 429)
 ERROR_CHARS = 500
 POOL_REQUESTS = 32  # requests in flight per connection pool (see ServerClient._lease)
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+CUT_BODY = re.compile(r"received (\d+) bytes, expected (\d+)")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,10 @@ class RetryableError(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class BadAnswer(Exception):
+    """A server answer without the parts every OpenAI-compatible answer has."""
 
 
 def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str | None]:
@@ -100,7 +106,12 @@ def _extra(obj: Any) -> str | None:
 
 def response_parts(response: Any, api: str) -> tuple[str | None, str | None, str | None, dict | None]:
     """(content, reasoning, finish_reason, usage) of a non-streamed chat or completions response object."""
-    choice = response.choices[0]
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise BadAnswer("the server's answer has no choices")
+    choice = choices[0]
+    if api == "chat" and getattr(choice, "message", None) is None:
+        raise BadAnswer("the server's answer has a choice without a message")
     if api == "chat":
         return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
     return choice.text, None, choice.finish_reason, _usage(response.usage)
@@ -131,11 +142,36 @@ class ServerClient:
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
     def describe(self, exc: BaseException) -> str:
-        """A one-line error text, without the API key, at most ERROR_CHARS long."""
+        """A one-line error text, without the API key, at most ERROR_CHARS long; about the server, in words."""
+        words = self.in_words(exc)
+        if words is not None:
+            return redact(words, self.secret)[:ERROR_CHARS]
         status = getattr(exc, "status_code", None)
         text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         text = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else f"{type(exc).__name__}: {text}"
         return redact(" ".join(text.split()), self.secret)[:ERROR_CHARS]
+
+    def in_words(self, exc: BaseException) -> str | None:
+        """What went wrong with the server's answer, said about the server (None: nothing more to say)."""
+        if isinstance(exc, BadAnswer):
+            return str(exc)
+        if isinstance(exc, UnicodeDecodeError):
+            return f"the server's answer is not UTF-8 (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r})"
+        if isinstance(exc, json.JSONDecodeError):
+            return f"the server's answer is not valid JSON ({exc.msg} at character {exc.pos})"
+        if isinstance(exc, (asyncio.TimeoutError, self.openai.APITimeoutError)):
+            slots = getattr(self.facts, "slots", None)
+            queue = f"; it works on {slots} request(s) at once and a request waiting in its queue counts too" \
+                if slots else ""
+            return (f"the server sent no complete answer within --timeout {self.retry.timeout_s:g} s (raise --timeout, "
+                    f"or lower --concurrency{queue})")
+        cause: BaseException | None = exc
+        while cause is not None:  # httpx's RemoteProtocolError, wrapped by openai's APIConnectionError
+            cut = CUT_BODY.search(str(cause))
+            if cut:
+                return f"the connection closed after {cut.group(1)} of {cut.group(2)} bytes of the server's answer"
+            cause = cause.__cause__ or cause.__context__
+        return None
 
     def classify(self, exc: BaseException) -> BaseException:
         """A RetryableError for what deserves another try, else the exception unchanged."""
@@ -143,7 +179,7 @@ class ServerClient:
             if exc.status_code in RETRY_STATUSES or exc.status_code >= 500:
                 return RetryableError(self.describe(exc), retry_after_seconds(exc.response.headers))
             return exc
-        if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError)) or \
+        if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError, BadAnswer, ValueError)) or \
                 type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "anyio"):
             return RetryableError(self.describe(exc))
         return exc
