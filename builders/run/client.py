@@ -42,6 +42,7 @@ class Completion:
     error: str | None = None
     attempts: int = 1
     unreachable: bool = False  # the connection failed (refused, reset): the server may be down
+    wait_s: float | None = None  # streamed: seconds until the server started answering (its queue included)
 
 
 class RetryableError(Exception):
@@ -209,9 +210,13 @@ class ServerClient:
                                       attempt + 1, unreachable=self.unreachable(exc))
                 await asyncio.sleep(self.retry.wait(attempt, why.retry_after))
                 continue
-            content, reasoning, finish, usage = outcome
+            content, reasoning, finish, usage, first_byte = outcome
             answer, reasoning = split_answer(content, reasoning)
-            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - started, 3), None, attempt + 1)
+            # streamed, the answer starts when the server takes the request: its queue is not the row's latency
+            begun = first_byte if first_byte is not None else started
+            wait = round(first_byte - started, 3) if first_byte is not None else None
+            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - begun, 3), None, attempt + 1,
+                              wait_s=wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _lease(self):
@@ -244,12 +249,13 @@ class ServerClient:
                 args = dict(model=self.model, prompt=prompt, **kwargs)
             if self.stream:
                 return await self._streamed(call, args)
-            return response_parts(await call(**args), self.api)
+            return (*response_parts(await call(**args), self.api), None)
         finally:
             self._in_flight[id(pool)] -= 1
 
     async def _streamed(self, call, args: dict[str, Any]):
         stream = await call(stream=True, stream_options={"include_usage": True}, **args)
+        first_byte = time.monotonic()  # the headers: llama.cpp sends them when a slot takes the request
         content: list[str] = []
         reasoning: list[str] = []
         finish = usage = None
@@ -261,7 +267,7 @@ class ServerClient:
                 content.append((part.content if self.api == "chat" else part.text) or "")
                 reasoning.append(_extra(part) or "")
                 finish = choice.finish_reason or finish
-        return "".join(content), "".join(reasoning) or None, finish, usage
+        return "".join(content), "".join(reasoning) or None, finish, usage, first_byte
 
     async def served_models(self) -> list[dict] | None:
         """``GET /v1/models`` as dicts (``id``, ``owned_by`` and what else a server adds, e.g. vLLM's ``max_model_len``);

@@ -176,3 +176,12 @@ def test_a_body_cut_short_and_a_slow_server_are_said_in_words(server):
     server.state.delay_s = 1.0
     done = complete(server, "y", retry=RetryPolicy(attempts=1, timeout_s=0.3))
     assert done.error.startswith("the server sent no complete answer within --timeout 0.3 s (raise --timeout")
+
+
+def test_streamed_latency_starts_when_the_server_starts_answering(server):
+    """A request that waits (the stand-in sleeps before its headers, as llama.cpp does while its slot is busy)."""
+    server.state.delay_s = 0.6
+    done = complete(server, "hello", stream=True)
+    assert done.error is None and done.wait_s >= 0.6 and done.latency_s < 0.6
+    plain = complete(server, "hello")
+    assert plain.wait_s is None and plain.latency_s >= 0.6
