@@ -23,6 +23,7 @@ from .options import SamplingOptions
 from .pool import Server, ServerPool
 from .progress import RunProgress
 
+LOW_COUNT = 0.1  # server count / num_tokens under which a chat template probably dropped the prompt
 PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.prompts: rows with prompts, per config
 
 
@@ -266,6 +267,7 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
             if not offline_ok:
                 raise OneRulerError(f"cannot reach {client.root_url} to count prompts ({client.describe(exc)})") from None
     if counts is not None:
+        warnings += implausible(counts, refs, facts)
         return Preflight(window, client.dialect.counting, counts, new_tokens, warnings, facts, client.dialect.exact)
     if tokenizer is not None:
         count, method = local_counter(tokenizer, api == "chat")
@@ -275,6 +277,23 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
     warnings.append(f"{_no_count(client, pool)} and no --tokenizer was given: prompt sizes are estimated from {method}; "
                     f"a prompt near the window may still be rejected (or, by some servers, truncated)")
     return Preflight(window, method, counts, new_tokens, warnings, facts)
+
+
+def implausible(counts: dict[str, int], refs: list[RowRef], facts: ServerFacts | None) -> list[str]:
+    """A warning when the server counts prompts at under half their ``num_tokens``: its chat template may drop them.
+
+    Measured on llama.cpp: with Jinja on, ``--chat-template gemma`` is the template's text, and every prompt
+    becomes "gemma" (3 tokens). Real tokenizers go as low as 0.20 of a cl100k count (Tamil, Gemma 3), so the
+    threshold is 0.1, and half the rows must be under it.
+    """
+    low = [r for r in refs if counts.get(r.id, 0) < LOW_COUNT * r.num_tokens]
+    if len(low) < max(1, len(refs) // 2):  # a few rows of one script are not a template fault
+        return []
+    kind = facts.kind if facts is not None else "the server"
+    return [f"{kind} counts {len(low)} of {len(refs)} prompts at under {LOW_COUNT:.0%} of their num_tokens (e.g. "
+            f"{low[0].id}: {counts[low[0].id]} vs {low[0].num_tokens}): is its chat template dropping the prompt? "
+            f"(llama.cpp with Jinja on takes `--chat-template NAME` for the template's text: use --no-jinja, or "
+            f"--chat-template-file)"]
 
 
 def _no_count(client: ServerClient | None, pool: ServerPool | None) -> str:

@@ -170,3 +170,15 @@ def test_warnings_and_the_server_line_come_before_the_first_completion_request(t
     assert any("prompt sizes are estimated" in m for m in before)
     meta = json.loads((tmp_path / "p.meta.json").read_text())
     assert meta["runs"][0]["warnings"] == [m[len("warning: "):] for m in before if m.startswith("warning: ")]
+
+
+def test_a_template_that_drops_the_prompt_is_warned_about(export, tmp_path):
+    """llama.cpp with Jinja on takes `--chat-template gemma` for the template's text: every prompt is 'gemma'."""
+    folder, _ = export
+    state = DialectState("llama.cpp")
+    state.templated = lambda content: "gemma"
+    with running_server(state, DialectHandler) as server:
+        result = invoke(args(server, folder, tmp_path / "p.jsonl", "--dry-run"))
+    assert result.exit_code == 0, result.stderr
+    assert "llama.cpp counts 4 of 4 prompts at under 10% of their num_tokens" in result.stderr
+    assert "--no-jinja" in result.stderr
