@@ -80,9 +80,10 @@ if command -v lm_eval > /dev/null; then
         --apply_chat_template --tasks oneruler_en_s_niah_8k --include_path "$(oneruler lm-eval-path)" \
         --log_samples --output_path "$WORK/lmeval" > "$WORK/lmeval.txt" 2>&1 || true
     SAMPLES=$(find "$WORK/lmeval" -name 'samples_*.jsonl' | head -1)
+    echo "$SAMPLES" > "$WORK/samples-path"
     if [ -n "$SAMPLES" ]; then
         oneruler score "$SAMPLES" --dataset "$EXPORT" --out "$WORK/lmeval-report" --allow-partial > "$WORK/lmeval-score.txt"
-        LMEVAL="scored: $(grep -m1 -i 'overall\|all' "$WORK/lmeval-score.txt" || head -1 "$WORK/lmeval-score.txt")"
+        LMEVAL="scored, $(grep -m1 '^overall accuracy' "$WORK/lmeval-score.txt")"
     else
         LMEVAL="FAILED: $(tail -3 "$WORK/lmeval.txt" | tr '\n' ' ')"
     fi
@@ -112,6 +113,16 @@ print(f"preflight counts {table}; server read {read}")
 for name, ok in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}")
 print(f"lm-eval: {lmeval}")
+samples = work / "samples-path"
+if samples.exists() and samples.read_text().strip():
+    theirs = {}
+    for raw in open(samples.read_text().strip(), encoding="utf-8"):
+        sample = json.loads(raw)
+        theirs[sample["doc"]["id"]] = sample["resps"][0][0]
+    ours = {l["id"]: l["prediction"] for l in lines}
+    same = sum(ours.get(i) == text for i, text in theirs.items())
+    print(f"lm-eval and oneruler run gave the same output on {same} of {len(theirs)} row(s) (greedy; llama.cpp's "
+          f"prompt cache may change a token)")
 print("verdict:", "PASS" if all(checks.values()) else "FAIL")
 sys.exit(0 if all(checks.values()) else 1)
 PY
