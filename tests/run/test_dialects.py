@@ -182,3 +182,17 @@ def test_a_template_that_drops_the_prompt_is_warned_about(export, tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "llama.cpp counts 4 of 4 prompts at under 10% of their num_tokens" in result.stderr
     assert "--no-jinja" in result.stderr
+
+
+def test_a_server_that_reports_no_usage_is_named_once(tmp_path):
+    from openai_server import Fault
+
+    folder, rows = small_export(tmp_path / "export", ["en_s_niah_8k"], 2)
+    state = ServerState()
+    body = b'{"id": "c", "object": "chat.completion", "created": 0, "model": "test-model", "choices": [{"index": 0, ' \
+           b'"message": {"role": "assistant", "content": "42"}, "finish_reason": "stop"}]}'
+    state.faults = {i: [Fault(200, body=body)] for i in rows}
+    with running_server(state) as server:
+        result = invoke(args(server, folder, tmp_path / "p.jsonl"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("answers without usage (prompt_tokens): a prompt it cuts cannot be detected") == 1
