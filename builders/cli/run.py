@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from ..run.options import APIS, MAX_TOKENS_PARAMS, PRESETS, REASONING_EFFORTS, RetryPolicy
-from ..run.settings import ORDERS, RunSettings, ServerSettings, default
+from ..run.settings import DEFAULT_CONCURRENCY, ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, fail
 from .options import hub_cache_option, echo_err, quiet_option
 
@@ -45,7 +45,9 @@ SERVER_OPTIONS = [
                  help=f"chat: the row's input as the single user message (no system prompt); completions: as the raw "
                       f"prompt. [default: {default(ServerSettings, 'api')}]"),
     click.option("--stream/--no-stream", default=None, help="Stream responses (server-sent events). [default: no]"),
-    click.option("--timeout", type=float, default=None, help=f"Seconds per request (each try). [default: {_RETRY.timeout_s:g}]"),
+    click.option("--timeout", type=float, default=None,
+                 help=f"Seconds per request (each try). "
+                      f"[default: {_RETRY.timeout_s:g}]"),
     click.option("--max-retries", type=int, default=None,
                  help=f"Retries per row on HTTP 408/429/5xx and connection errors (waits double; Retry-After honoured). "
                       f"[default: {_RETRY.attempts - 1}]"),
@@ -54,13 +56,14 @@ SERVER_OPTIONS = [
     click.option("--tokenizer", default=None, metavar="SPEC",
                  help="Count prompts locally when the server has no /tokenize (HF id or folder, tiktoken name)."),
     click.option("--count-margin", type=float, default=None,
-                 help=f"Without /tokenize or --tokenizer: num_tokens x (1 + margin) + a template allowance. "
-                      f"[default: {default(ServerSettings, 'count_margin')}]"),
+                 help="When the server cannot count and no --tokenizer is given: num_tokens x (1 + margin) + a template "
+                      "allowance. [default: a margin calibrated per task, see docs/running.md]"),
 ]
 CONTROL_OPTIONS = [
     click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
                  help="PREDICTIONS.jsonl (resumed if it exists). Required unless --batch-requests."),
-    click.option("--concurrency", type=int, default=None, help=f"Requests in flight, over all servers. [default: {default(RunSettings, 'concurrency')}]"),
+    click.option("--concurrency", type=int, default=None, help=f"Requests in flight, over all servers. [default: the server's parallel slots where it reports them "
+                      f"(llama.cpp's total_slots), else {DEFAULT_CONCURRENCY}]"),
     click.option("--max-failed", default=None, metavar="N|P%",
                  help=f"Stop and exit 1 once more rows than this have failed (a count or a share of the rows to send). "
                       f"[default: {default(RunSettings, 'max_failed')}]"),
@@ -137,7 +140,7 @@ def _print_plan(result, price_in, price_out, skip_overlong) -> None:
     for warning in result.warnings:
         echo_err(f"warning: {warning}")
     click.echo(f"dry run: nothing sent. {result.already} of {result.rows} row(s) already in the predictions file.")
-    click.echo(f"window: {pre.window.size if pre.window.size else 'unknown'} ({pre.window.source}); prompts counted with {pre.method}")
+    click.echo(pre.describe())
     click.echo(render_plan(result.plan, price_in, price_out))
     if pre.overlong and not skip_overlong:
         fail(pre.refusal())

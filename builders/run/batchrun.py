@@ -49,7 +49,7 @@ async def write_batch(s: RunSettings, api_key: str | None, selection: Selection,
         writer.discard()
         raise
     _remove_stale_parts(s.batch.path, old, files)
-    session = dict(session_meta(s, len(selection.rows), len(selection.rows) - len(over), pre), ended_at=now())
+    session = dict(session_meta(s, len(selection.rows), len(selection.rows) - len(over), pre, None), ended_at=now())
     doc = dict(meta, runs=[session], batch={
         "endpoint": ENDPOINTS[s.server.api], "files": files, "requests": sum(f["requests"] for f in files),
         "limits": {"max_requests": s.batch.limits.max_requests, "max_bytes": s.batch.limits.max_bytes},

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ RETRY_STATUSES = (408, 429)
 ERROR_CHARS = 500
 POOL_REQUESTS = 32  # requests in flight per connection pool (see ServerClient._lease)
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+CUT_BODY = re.compile(r"received (\d+) bytes, expected (\d+)")
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Completion:
     error: str | None = None
     attempts: int = 1
     unreachable: bool = False  # the connection failed (refused, reset): the server may be down
+    wait_s: float | None = None  # streamed: seconds until the server started answering (its queue included)
 
 
 class RetryableError(Exception):
@@ -48,6 +51,10 @@ class RetryableError(Exception):
     def __init__(self, message: str, retry_after: float | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class BadAnswer(Exception):
+    """A server answer without the parts every OpenAI-compatible answer has."""
 
 
 def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str | None]:
@@ -100,7 +107,12 @@ def _extra(obj: Any) -> str | None:
 
 def response_parts(response: Any, api: str) -> tuple[str | None, str | None, str | None, dict | None]:
     """(content, reasoning, finish_reason, usage) of a non-streamed chat or completions response object."""
-    choice = response.choices[0]
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise BadAnswer("the server's answer has no choices")
+    choice = choices[0]
+    if api == "chat" and getattr(choice, "message", None) is None:
+        raise BadAnswer("the server's answer has a choice without a message")
     if api == "chat":
         return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
     return choice.text, None, choice.finish_reason, _usage(response.usage)
@@ -116,7 +128,9 @@ class ServerClient:
         self.openai = openai
         self.model, self.api, self.retry, self.stream = model, api, retry, stream
         self.secret = api_key
-        self.tokenize_problem: str | None = None  # why POST /tokenize gave no count
+        self.problems: dict[str, str] = {}  # endpoint -> why it gave no answer the run could use
+        self.dialect = None  # the server's dialect and facts, once the preflight has probed it (dialects/)
+        self.facts = None
         self.base_url = base_url.rstrip("/")
         # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         self._in_flight: dict[int, int] = {}
@@ -129,11 +143,36 @@ class ServerClient:
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
     def describe(self, exc: BaseException) -> str:
-        """A one-line error text, without the API key, at most ERROR_CHARS long."""
+        """A one-line error text, without the API key, at most ERROR_CHARS long; about the server, in words."""
+        words = self.in_words(exc)
+        if words is not None:
+            return redact(words, self.secret)[:ERROR_CHARS]
         status = getattr(exc, "status_code", None)
         text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
         text = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else f"{type(exc).__name__}: {text}"
         return redact(" ".join(text.split()), self.secret)[:ERROR_CHARS]
+
+    def in_words(self, exc: BaseException) -> str | None:
+        """What went wrong with the server's answer, said about the server (None: nothing more to say)."""
+        if isinstance(exc, BadAnswer):
+            return str(exc)
+        if isinstance(exc, UnicodeDecodeError):
+            return f"the server's answer is not UTF-8 (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r})"
+        if isinstance(exc, json.JSONDecodeError):
+            return f"the server's answer is not valid JSON ({exc.msg} at character {exc.pos})"
+        if isinstance(exc, (asyncio.TimeoutError, self.openai.APITimeoutError)):
+            slots = getattr(self.facts, "slots", None)
+            queue = f"; it works on {slots} request(s) at once and a request waiting in its queue counts too" \
+                if slots else ""
+            return (f"the server sent no complete answer within --timeout {self.retry.timeout_s:g} s (raise --timeout, "
+                    f"or lower --concurrency{queue})")
+        cause: BaseException | None = exc
+        while cause is not None:  # httpx's RemoteProtocolError, wrapped by openai's APIConnectionError
+            cut = CUT_BODY.search(str(cause))
+            if cut:
+                return f"the connection closed after {cut.group(1)} of {cut.group(2)} bytes of the server's answer"
+            cause = cause.__cause__ or cause.__context__
+        return None
 
     def classify(self, exc: BaseException) -> BaseException:
         """A RetryableError for what deserves another try, else the exception unchanged."""
@@ -141,7 +180,7 @@ class ServerClient:
             if exc.status_code in RETRY_STATUSES or exc.status_code >= 500:
                 return RetryableError(self.describe(exc), retry_after_seconds(exc.response.headers))
             return exc
-        if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError)) or \
+        if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError, BadAnswer, ValueError)) or \
                 type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "anyio"):
             return RetryableError(self.describe(exc))
         return exc
@@ -171,9 +210,13 @@ class ServerClient:
                                       attempt + 1, unreachable=self.unreachable(exc))
                 await asyncio.sleep(self.retry.wait(attempt, why.retry_after))
                 continue
-            content, reasoning, finish, usage = outcome
+            content, reasoning, finish, usage, first_byte = outcome
             answer, reasoning = split_answer(content, reasoning)
-            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - started, 3), None, attempt + 1)
+            # streamed, the answer starts when the server takes the request: its queue is not the row's latency
+            begun = first_byte if first_byte is not None else started
+            wait = round(first_byte - started, 3) if first_byte is not None else None
+            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - begun, 3), None, attempt + 1,
+                              wait_s=wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _lease(self):
@@ -206,12 +249,13 @@ class ServerClient:
                 args = dict(model=self.model, prompt=prompt, **kwargs)
             if self.stream:
                 return await self._streamed(call, args)
-            return response_parts(await call(**args), self.api)
+            return (*response_parts(await call(**args), self.api), None)
         finally:
             self._in_flight[id(pool)] -= 1
 
     async def _streamed(self, call, args: dict[str, Any]):
         stream = await call(stream=True, stream_options={"include_usage": True}, **args)
+        first_byte = time.monotonic()  # the headers: llama.cpp sends them when a slot takes the request
         content: list[str] = []
         reasoning: list[str] = []
         finish = usage = None
@@ -223,10 +267,11 @@ class ServerClient:
                 content.append((part.content if self.api == "chat" else part.text) or "")
                 reasoning.append(_extra(part) or "")
                 finish = choice.finish_reason or finish
-        return "".join(content), "".join(reasoning) or None, finish, usage
+        return "".join(content), "".join(reasoning) or None, finish, usage, first_byte
 
     async def served_models(self) -> list[dict] | None:
-        """``GET /v1/models`` as dicts (with vLLM's ``max_model_len``); None if the server has no such list."""
+        """``GET /v1/models`` as dicts (``id``, ``owned_by`` and what else a server adds, e.g. vLLM's ``max_model_len``);
+        None if the server has no such list."""
         try:
             page = await asyncio.wait_for(self.client.models.list(), self.retry.timeout_s)
         except self.openai.APIStatusError as exc:
@@ -234,28 +279,11 @@ class ServerClient:
                 raise OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
                                     f"set OPENAI_API_KEY to a key it accepts") from None
             return None
-        return [{"id": m.id, **(m.model_extra or {})} for m in page.data]
+        return [{"id": m.id, "owned_by": getattr(m, "owned_by", None), **(m.model_extra or {})} for m in page.data]
 
-    async def tokenize(self, prompt: str) -> int | None:
-        """Prompt tokens as the server counts them (vLLM's ``POST /tokenize``, chat template applied).
-
-        None: the server has no such endpoint or does not understand the request (``tokenize_problem`` says why).
-        """
-        body: dict[str, Any] = {"model": self.model}
-        if self.api == "chat":
-            body.update(messages=[{"role": "user", "content": prompt}], add_generation_prompt=True)
-        else:
-            body.update(prompt=prompt, add_special_tokens=True)
-        try:
-            reply = await asyncio.wait_for(self.client.post(self.root_url + "/tokenize", body=body, cast_to=object),
-                                           self.retry.timeout_s)
-        except self.openai.APIStatusError as exc:  # no such endpoint, or one that takes another body
-            self.tokenize_problem = self.describe(exc)
-            return None
-        if not isinstance(reply, dict) or not isinstance(reply.get("count"), int):
-            self.tokenize_problem = "its answer has no 'count'"
-            return None
-        return reply["count"]
+    async def count(self, prompt: str) -> int | None:
+        """Prompt tokens as the server counts them, in its own dialect (None: it cannot count)."""
+        return await self.dialect.count(self, prompt) if self.dialect is not None else None
 
     async def close(self) -> None:
         """Close the HTTP connections."""

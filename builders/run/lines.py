@@ -100,10 +100,13 @@ def reindexed(index: dict[str, LineRef]) -> dict[str, LineRef]:
 
 
 def answered_line(ident: str, done: Any) -> dict[str, Any]:
-    """The predictions line of a row that was sent (``done``: a ``client.Completion``)."""
-    return {"id": ident, "prediction": done.prediction, "finish_reason": done.finish_reason,
+    """The predictions line of a row that was sent (``done``: a ``client.Completion``; ``wait_s`` when streamed)."""
+    line = {"id": ident, "prediction": done.prediction, "finish_reason": done.finish_reason,
             "reasoning": done.reasoning, "usage": done.usage, "latency_s": done.latency_s, "error": done.error,
             "status": "failed" if done.error else "ok"}
+    if getattr(done, "wait_s", None) is not None:
+        line["wait_s"] = done.wait_s
+    return line
 
 
 def skipped_line(ident: str, prompt_tokens: int | None, reason: str) -> dict[str, Any]:

@@ -1,32 +1,31 @@
 """No silent truncation: before anything is sent, every prompt + its max new tokens must fit the server's window.
 
-The window is ``--max-model-len``, else the ``max_model_len`` that vLLM reports in ``GET /v1/models``.
-Each prompt is counted as the server will see it: the server's ``POST /tokenize`` with the chat
-messages (vLLM, SGLang: the chat template counts), else a local ``--tokenizer``, else the row's
-``num_tokens`` (measured with the dataset's tokenizer) plus a stated margin, with a warning.
+The server's kind is recognised from what it answers (``dialects/``: vLLM, llama.cpp, Ollama, TGI,
+SGLang, hosted OpenAI), and its window learnt in its own way; ``--max-model-len`` overrides it.
+Each prompt is counted as the server will see it: by the server's own endpoints (the chat template
+applied where the server can), else a local ``--tokenizer``, else the row's ``num_tokens``
+(measured with the dataset's tokenizer) times a margin calibrated per task, with a warning.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from ..base.errors import OneRulerError
 from ..spec.ids import id_order
 from .client import ServerClient
+from .dialects import CHAT_TEMPLATE_ALLOWANCE, ServerFacts, detect
 from .dataset import RowRef, RunRow, async_batches
+from .estimate import BOS_ALLOWANCE, estimate
 from .options import SamplingOptions
 from .pool import Server, ServerPool
 from .progress import RunProgress
 
+LOW_COUNT = 0.1  # server count / num_tokens under which a chat template probably dropped the prompt
 PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.prompts: rows with prompts, per config
 
-# Tokens a chat template may add around one user message (role headers, a default system prompt:
-# Llama 3.1 adds ~30, Qwen 2.5 ~25) when the count cannot include the template itself.
-CHAT_TEMPLATE_ALLOWANCE = 64
-BOS_ALLOWANCE = 1
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,7 @@ class Window:
 
     size: int | None
     source: str
+    prompt_limit: int | None = None  # a cap on the prompt alone (TGI's max_input_tokens)
 
 
 @dataclass
@@ -46,77 +46,113 @@ class Preflight:
     counts: dict[str, int]
     new_tokens: dict[str, int]
     warnings: list[str] = field(default_factory=list)
+    server: ServerFacts | None = None  # what the (first) server said about itself
+    exact: bool = False  # the counts are the server's own (not an estimate or a template allowance)
+
+    def fits(self, ident: str) -> bool:
+        """Whether a row's prompt + max new tokens fit the window (and its prompt the prompt cap)."""
+        n, size, cap = self.counts[ident], self.window.size, self.window.prompt_limit
+        return (size is None or n + self.new_tokens[ident] <= size) and (cap is None or n <= cap)
 
     @property
     def overlong(self) -> list[str]:
         """Ids of the rows whose prompt + max new tokens exceed the window."""
-        if self.window.size is None:
-            return []
-        over = [i for i, n in self.counts.items() if n + self.new_tokens[i] > self.window.size]
+        over = [i for i in self.counts if not self.fits(i)]
         return sorted(over, key=id_order)  # counts arrive in completion order
+
+    @property
+    def fix(self) -> str:
+        """What widens the window of this server (with the tokens the rows need, where it takes a number)."""
+        need = max((n + self.new_tokens[i] for i, n in self.counts.items()), default=0)
+        fix = self.server.fix if self.server is not None else "serve the model with a larger window"
+        return fix.format(need=need)
+
+    def describe(self) -> str:
+        """The preflight line: the server's kind, its window and where it came from, how prompts were counted."""
+        kind = f"{self.server.kind}; " if self.server is not None else ""
+        size = f"{self.window.size:,}" if self.window.size else "unknown"
+        cap = f", prompts at most {self.window.prompt_limit:,}" if self.window.prompt_limit else ""
+        slots = f"; {self.server.slots} parallel slot(s)" if self.server is not None and self.server.slots else ""
+        return f"server: {kind}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
 
     def refusal(self) -> str:
         """The error of a run that cannot start: how many rows, the worst, the window."""
         over = self.overlong
         worst = min(over, key=lambda i: (-(self.counts[i] + self.new_tokens[i]), id_order(i)))  # ties: first row
         p, m = self.counts[worst], self.new_tokens[worst]
+        cap = f" (prompts at most {self.window.prompt_limit})" if self.window.prompt_limit else ""
         return (f"{len(over)} of {len(self.counts)} selected row(s) do not fit: prompt + max new tokens exceeds the "
-                f"server's {self.window.size}-token window ({self.window.source}); worst {worst}: {p} prompt + {m} new = "
-                f"{p + m} tokens (counted with {self.method}). Nothing was sent. Serve the model with a larger window, "
-                f"pick shorter configs, or pass --skip-overlong to run the rest")
+                f"server's {self.window.size}-token window{cap} ({self.window.source}); worst {worst}: {p} prompt + {m} "
+                f"new = {p + m} tokens (counted with {self.method}). Nothing was sent. To run them: {self.fix}; or pick "
+                f"shorter configs, or pass --skip-overlong to run the rest")
 
     def skip_reason(self, ident: str) -> str:
         """The error recorded on a skipped row."""
         p, m = self.counts[ident], self.new_tokens[ident]
         return (f"skipped: prompt of {p} tokens + {m} new tokens exceeds the server's {self.window.size}-token window "
+                f"{f'or its {self.window.prompt_limit}-token prompt cap ' if self.window.prompt_limit else ''}"
                 f"(counted with {self.method})")
 
 
 async def learn_window(client: ServerClient, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
-    """The window: ``--max-model-len``, else ``max_model_len`` of the model in ``GET /v1/models``."""
-    if max_model_len is not None:
-        if max_model_len < 1:
-            raise OneRulerError(f"--max-model-len must be positive (got {max_model_len})")
-        return Window(max_model_len, "--max-model-len"), []
+    """The window: ``--max-model-len``, else what the server says in its own dialect (``dialects.detect``)."""
+    if max_model_len is not None and max_model_len < 1:
+        raise OneRulerError(f"--max-model-len must be positive (got {max_model_len})")
     try:
         models = await client.served_models()
+        card = await _card(client, models)
+        client.dialect, client.facts = await detect(client, card)
     except client.openai.APIConnectionError as exc:
+        if max_model_len is not None and offline_ok:  # the window is given: a dry run goes on without the server
+            return Window(max_model_len, "--max-model-len"), [f"{client.base_url} is unreachable: prompts are estimated"]
         if not offline_ok:
             raise OneRulerError(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
         return Window(None, "server unreachable"), [f"{client.base_url} is unreachable: the window is unknown"]
-    unknown = ("the window is unknown: pass --max-model-len; overlong prompts will be rejected by the server "
-               "and recorded as failed")
+    facts: ServerFacts = client.facts
+    warnings = list(facts.notes)
+    if max_model_len is not None:
+        if facts.truncates and facts.window and max_model_len > facts.window:
+            warnings.append(f"--max-model-len {max_model_len} is larger than what {facts.kind} uses ({facts.window}, "
+                            f"{facts.window_source}): longer prompts will be cut by the server. To widen it: "
+                            f"{facts.fix.format(need=max_model_len)}")
+        return Window(max_model_len, "--max-model-len", facts.prompt_limit), warnings
+    if facts.window is None:
+        warnings.append(f"{client.base_url} ({facts.kind}) does not report its window for {client.model!r}: pass "
+                        f"--max-model-len; overlong prompts will be rejected by the server and recorded as failed")
+    return Window(facts.window, facts.window_source, facts.prompt_limit), warnings
+
+
+async def _card(client: ServerClient, models: list[dict] | None) -> dict | None:
+    """The model's entry in ``GET /v1/models`` (None: the server lists none); a model not served is an error."""
     if models is None:
-        return Window(None, "unknown"), [f"{client.base_url} lists no models; {unknown}"]
+        return None
     served = {m["id"]: m for m in models}
     if client.model not in served:
         raise OneRulerError(f"model {client.model!r} is not served by {client.base_url}; it serves: "
                             f"{', '.join(sorted(served)) or 'nothing'} (give one of them to --model)")
-    size = served[client.model].get("max_model_len")
-    if not isinstance(size, int):
-        return Window(None, "unknown"), [f"{client.base_url} does not report max_model_len for {client.model!r}; {unknown}"]
-    return Window(size, "max_model_len from GET /v1/models"), []
+    return served[client.model]
 
 
 async def server_counts(client: ServerClient, refs: list[RowRef], prompts: PromptReader, concurrency: int,
                         progress: bool) -> dict[str, int] | None:
-    """Prompt tokens from the server's ``/tokenize``, config by config (None: the server has no such endpoint)."""
+    """Prompt tokens counted by the server in its dialect, config by config (None: it cannot count)."""
     counts: dict[str, int] = {}
     gate = asyncio.Semaphore(concurrency)
     bar = RunProgress(len(refs), "counting prompt tokens", progress and len(refs) > 1, tokens=False)
 
     async def one(row: RunRow) -> None:
         async with gate:
-            n = await client.tokenize(row.input)
+            n = await client.count(row.input)
         if n is None:
-            raise OneRulerError(f"{client.root_url}/tokenize stopped answering (row {row.id})")
+            raise OneRulerError(f"{client.root_url} stopped counting prompt tokens (row {row.id}: "
+                                f"{'; '.join(client.problems.values()) or 'no answer'})")
         counts[row.id] = n
         bar.advance()
 
     try:
         async for batch in async_batches(prompts(refs)):
             if not counts:  # the first prompt tells whether the server counts at all
-                first = await client.tokenize(batch[0].input)
+                first = await client.count(batch[0].input)
                 if first is None:
                     return None
                 counts[batch[0].id] = first
@@ -174,14 +210,6 @@ def _tokenizers_counter(spec: str, allowance: int) -> tuple[Callable[[str], int]
         f"tokenizer {spec} + {allowance} tokens for the template"
 
 
-def estimate(rows: list[RowRef], margin: float, chat: bool) -> tuple[dict[str, int], str]:
-    """The fallback: the row's ``num_tokens`` + ``margin`` + the template allowance."""
-    allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
-    counts = {r.id: math.ceil(r.num_tokens * (1 + margin)) + allowance for r in rows}
-    tokenizers = ", ".join(sorted({r.tokenizer for r in rows}))
-    return counts, f"the dataset's num_tokens ({tokenizers}) + {margin:.0%} + {allowance} tokens for the template"
-
-
 async def pool_window(pool: ServerPool | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
     """The window every server shares; servers that cannot be reached are taken out (a dry run may go on without any).
 
@@ -229,23 +257,49 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
         return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
     window, warnings = await pool_window(pool, max_model_len, offline_ok)
     new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
-    live = pool is not None and window.source != "server unreachable"
-    counts, client = None, (pool.first if live else None)
-    if client is not None:
+    client = pool.first if pool is not None and any(s.client.dialect for s in pool.servers) else None
+    facts = client.facts if client is not None else None
+    counts = None
+    if client is not None and client.dialect.counting:
         try:
             counts = await server_counts(client, refs, prompts, concurrency, progress)
         except client.openai.APIConnectionError as exc:
             if not offline_ok:
-                raise OneRulerError(f"cannot reach {client.root_url}/tokenize ({client.describe(exc)})") from None
+                raise OneRulerError(f"cannot reach {client.root_url} to count prompts ({client.describe(exc)})") from None
     if counts is not None:
-        return Preflight(window, "the server's /tokenize", counts, new_tokens, warnings)
+        warnings += implausible(counts, refs, facts)
+        return Preflight(window, client.dialect.counting, counts, new_tokens, warnings, facts, client.dialect.exact)
     if tokenizer is not None:
         count, method = local_counter(tokenizer, api == "chat")
         counts = {r.id: count(r.input) for batch in prompts(refs) for r in batch}
-        return Preflight(window, method, counts, new_tokens, warnings)
+        return Preflight(window, method, counts, new_tokens, warnings, facts)
     counts, method = estimate(refs, margin, api == "chat")
-    why = f" ({client.tokenize_problem})" if client is not None and client.tokenize_problem else ""
-    source = "the server's /tokenize gave no count" + why if pool is not None else "no server to count with"
-    warnings.append(f"{source} and no --tokenizer was given: prompt sizes are estimated from {method}; a prompt near "
-                    f"the window may still be rejected (or, by some servers, truncated)")
-    return Preflight(window, method, counts, new_tokens, warnings)
+    warnings.append(f"{_no_count(client, pool)} and no --tokenizer was given: prompt sizes are estimated from {method}; "
+                    f"a prompt near the window may still be rejected (or, by some servers, truncated)")
+    return Preflight(window, method, counts, new_tokens, warnings, facts)
+
+
+def implausible(counts: dict[str, int], refs: list[RowRef], facts: ServerFacts | None) -> list[str]:
+    """A warning when the server counts prompts at under half their ``num_tokens``: its chat template may drop them.
+
+    Measured on llama.cpp: with Jinja on, ``--chat-template gemma`` is the template's text, and every prompt
+    becomes "gemma" (3 tokens). Real tokenizers go as low as 0.20 of a cl100k count (Tamil, Gemma 3), so the
+    threshold is 0.1, and half the rows must be under it.
+    """
+    low = [r for r in refs if counts.get(r.id, 0) < LOW_COUNT * r.num_tokens]
+    if len(low) < max(1, len(refs) // 2):  # a few rows of one script are not a template fault
+        return []
+    kind = facts.kind if facts is not None else "the server"
+    return [f"{kind} counts {len(low)} of {len(refs)} prompts at under {LOW_COUNT:.0%} of their num_tokens (e.g. "
+            f"{low[0].id}: {counts[low[0].id]} vs {low[0].num_tokens}): is its chat template dropping the prompt? "
+            f"(llama.cpp with Jinja on takes `--chat-template NAME` for the template's text: use --no-jinja, or "
+            f"--chat-template-file)"]
+
+
+def _no_count(client: ServerClient | None, pool: ServerPool | None) -> str:
+    """Why the server did not count the prompts."""
+    if client is None:
+        return "no server to count with" if pool is None else "no server could be reached to count with"
+    if not client.dialect.counting:
+        return f"{client.facts.kind} has no endpoint that counts prompt tokens"
+    return f"{client.facts.kind} gave no count ({'; '.join(client.problems.values()) or 'no answer'})"

@@ -6,6 +6,7 @@ and a last one at the end, never a carriage return.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from typing import Callable
@@ -56,6 +57,19 @@ class RunProgress:
         elif time.monotonic() - self.last_line >= self.interval_s or self.done == self.total:
             self.last_line = time.monotonic()
             print(self.line(), file=sys.stderr, flush=True)
+
+    async def tick(self) -> None:
+        """Print the plain line every ``interval_s`` even while no row finishes (long prompts); until cancelled."""
+        if not self.enabled:
+            return
+        while True:
+            await asyncio.sleep(max(0.05, self.interval_s - (time.monotonic() - self.last_line)))
+            if time.monotonic() - self.last_line >= self.interval_s and self.done < self.total:
+                self.last_line = time.monotonic()
+                if self.bar is not None:
+                    self.bar.refresh()  # the elapsed time moves on
+                else:
+                    print(self.line(), file=sys.stderr, flush=True)
 
     def line(self) -> str:
         """``[done/total] pct | rows/s | tokens/s | failed | elapsed | ETA``."""

@@ -20,14 +20,14 @@ from typing import Any, Callable
 from ..base.errors import OneRulerError
 from ..base.versions import package_versions as installed_versions
 from .client import ServerClient
-from .dataset import RowRef, RunRow, Selection, async_batches, longest_first, resolve_source
-from .lines import answered_line, skipped_line
+from .dataset import RowRef, Selection, longest_first, resolve_source
+from .lines import skipped_line
 from .options import failure_limit
 from .plan import PlanLine, plan_lines
-from .pool import NoServerLeft, ServerPool
+from .pool import ServerPool
 from .preflight import Preflight, preflight
-from .progress import RunProgress
-from .settings import RunSettings
+from .send import Sender
+from .settings import DEFAULT_CONCURRENCY, RunSettings
 from .store import META_FORMAT, PredictionStore, check_resumable, meta_path, public_url, read_meta, write_meta
 
 PACKAGES = ("oneruler", "openai", "datasets", "huggingface-hub", "pyarrow", "tiktoken", "tokenizers", "transformers")
@@ -51,6 +51,8 @@ class RunResult:
     servers: list[dict] = field(default_factory=list)
     batch_files: list[dict] = field(default_factory=list)
     no_server: str | None = None  # why the run stopped: every server was taken out of rotation
+    truncation: str | None = None  # why the run stopped: the server cut prompts
+    concurrency: int = DEFAULT_CONCURRENCY
 
     @property
     def warnings(self) -> list[str]:
@@ -76,11 +78,14 @@ def settings_meta(s: RunSettings, identity: dict) -> dict[str, Any]:
             "stream": s.server.stream, "dataset": identity, "selection": s.rows.to_meta()}
 
 
-def session_meta(s: RunSettings, rows: int, to_send: int, pre: Preflight) -> dict[str, Any]:
+def session_meta(s: RunSettings, rows: int, to_send: int, pre: Preflight, concurrency: int | None) -> dict[str, Any]:
     """The entry of this invocation in the meta's ``runs`` list (completed when it ends)."""
-    return {"started_at": now(), "ended_at": None, "rows": rows, "to_send": to_send, "window": pre.window.size,
-            "window_source": pre.window.source, "prompt_count": pre.method, "warnings": list(pre.warnings),
-            "concurrency": s.concurrency, "max_retries": s.server.retry.attempts - 1,
+    server = pre.server
+    return {"started_at": now(), "ended_at": None, "rows": rows, "to_send": to_send,
+            "server_kind": server.kind if server else None, "slots": server.slots if server else None,
+            "window": pre.window.size, "window_source": pre.window.source, "prompt_limit": pre.window.prompt_limit,
+            "prompt_count": pre.method, "prompt_count_exact": pre.exact, "warnings": list(pre.warnings),
+            "concurrency": concurrency, "max_retries": s.server.retry.attempts - 1,
             "timeout_s": s.server.retry.timeout_s, "order": s.order, "selection": s.rows.to_meta(),
             "packages": package_versions()}
 
@@ -117,7 +122,8 @@ async def run_preflight(pool: ServerPool | None, selection: Selection, todo: lis
     """The window and prompt counts of the rows still to send."""
     return await preflight(pool, todo, selection.prompts, s.sampling, api=s.server.api,
                            max_model_len=s.server.max_model_len, tokenizer=s.server.tokenizer,
-                           margin=s.server.count_margin, concurrency=s.concurrency, offline_ok=offline_ok,
+                           margin=s.server.count_margin, concurrency=s.concurrency or DEFAULT_CONCURRENCY,
+                           offline_ok=offline_ok,
                            progress=s.progress)
 
 
@@ -174,14 +180,14 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
     assert pool is not None  # RunSettings requires a server unless it writes batch files
     try:
         pre = result.preflight = await run_preflight(pool, selection, todo, s, offline_ok=False)
-        for warning in pre.warnings:  # before the first request, so a killed run has shown them too
-            log(f"warning: {warning}")
         over = set(pre.overlong)
         if over and not s.skip_overlong:
             raise OneRulerError(pre.refusal())
+        result.concurrency = choose_concurrency(s, pre)
+        announce(pre, s, result.concurrency, len(over), log)
         if resend:
             store.rewrite(drop=resend)
-        session = session_meta(s, len(selection.rows), len(todo), pre)
+        session = session_meta(s, len(selection.rows), len(todo), pre, result.concurrency)
         doc = dict(old or {}, **meta, started_at=(old or {}).get("started_at") or session["started_at"])
         doc["runs"] = list((old or {}).get("runs", [])) + [session]
         write_meta(s.out, doc)
@@ -190,8 +196,8 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
                 store.append(skipped_line(ref.id, pre.counts[ref.id], pre.skip_reason(ref.id)))
                 result.skipped += 1
         try:
-            await send_rows(pool, store, selection, send_order([r for r in todo if r.id not in over], s.order), s,
-                            result)
+            await Sender(pool, store, selection, s, result, pre, log).send(
+                send_order([r for r in todo if r.id not in over], s.order), result.concurrency)
         finally:
             _finish(store, doc, session, result, pool, len(todo))
             write_meta(s.out, doc)
@@ -200,7 +206,31 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
     if result.no_server:
         raise OneRulerError(f"{result.no_server}; {s.out} keeps every finished row: restart a server and rerun the "
                             f"same command to resume")
+    if result.truncation and result.stopped:  # cut prompts stopped it (or were among the failures that did)
+        raise OneRulerError(result.truncation)
     return result
+
+
+def choose_concurrency(s: RunSettings, pre: Preflight) -> int:
+    """``--concurrency``, else the server's parallel slots (times the servers of the pool), else the default."""
+    if s.concurrency is not None:
+        return s.concurrency
+    slots = pre.server.slots if pre.server is not None else None
+    return slots * len(s.server.base_urls) if slots else DEFAULT_CONCURRENCY
+
+
+def announce(pre: Preflight, s: RunSettings, concurrency: int, skipped: int, log: Callable[[str], None]) -> None:
+    """Everything the preflight learnt, before the first request (a killed run has shown it too)."""
+    log(pre.describe())
+    slots = pre.server.slots if pre.server is not None else None
+    if slots and concurrency > slots * len(s.server.base_urls):
+        pre.warnings.append(f"--concurrency {concurrency} is more than the {slots} parallel slot(s) the server works on: "
+                            f"the other requests wait in its queue, and that wait counts against --timeout "
+                            f"{s.server.retry.timeout_s:g} s")
+    if skipped:
+        pre.warnings.append(f"{skipped} row(s) do not fit the window and are recorded as skipped (--skip-overlong)")
+    for warning in pre.warnings:
+        log(f"warning: {warning}")
 
 
 def _finish(store: PredictionStore, doc: dict, session: dict, result: RunResult, pool: ServerPool, todo: int) -> None:
@@ -210,57 +240,3 @@ def _finish(store: PredictionStore, doc: dict, session: dict, result: RunResult,
     if not result.stopped and result.sent + result.skipped == todo:
         store.rewrite()  # a finished file in id order, whatever the order answers came in
     doc.update(ended_at=session["ended_at"], lines=store.counts())
-
-
-async def send_rows(pool: ServerPool, store: PredictionStore, selection: Selection, refs: list[RowRef],
-                    s: RunSettings, result: RunResult) -> None:
-    """Send rows with at most ``concurrency`` in flight; stop taking new ones once failures pass the limit.
-
-    Prompts are read config by config as workers need them: memory holds one config's prompts,
-    the reader's few configs read ahead, and what is in flight.
-    """
-    bar = RunProgress(len(refs), "rows", s.progress, extra=pool.throughput)
-    batches = async_batches(selection.prompts(refs))
-    waiting: list[RunRow] = []
-    take = asyncio.Lock()
-
-    async def next_row() -> RunRow | None:
-        async with take:
-            while not waiting:
-                batch = await anext(batches, None)
-                if batch is None:
-                    return None
-                waiting.extend(reversed(batch))
-            return waiting.pop()
-
-    async def worker() -> None:
-        while not result.stopped:
-            row = await next_row()
-            if row is None:
-                return
-            try:
-                done, server = await pool.complete(row.input, s.sampling.request_kwargs(row.reserve, s.server.api))
-            except NoServerLeft as exc:
-                result.no_server, result.stopped = str(exc), True
-                return
-            pool.record(server, done)
-            store.append(answered_line(row.id, done))
-            _count(result, row, done, bar)
-
-    try:
-        await asyncio.gather(*(worker() for _ in range(min(s.concurrency, len(refs)) or 1)))
-    finally:
-        await batches.aclose()
-        bar.close()
-
-
-def _count(result: RunResult, row: RunRow, done: Any, bar: RunProgress) -> None:
-    result.sent += 1
-    usage = done.usage or {}
-    bar.advance(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, failed=bool(done.error))
-    if done.error:
-        result.failed += 1
-        result.last_error = f"{row.id}: {done.error}"
-        result.stopped = result.stopped or result.failed > result.failure_limit
-    else:
-        result.ok += 1

@@ -17,6 +17,7 @@ from .options import APIS, RetryPolicy, SamplingOptions
 from .shard import Shard
 
 ORDERS = ("longest", "dataset")
+DEFAULT_CONCURRENCY = 8  # when the server does not say how many requests it works on at once
 
 
 @dataclass(frozen=True)
@@ -47,14 +48,14 @@ class ServerSettings:
     retry: RetryPolicy = RetryPolicy()
     max_model_len: int | None = None
     tokenizer: str | None = None
-    count_margin: float = 0.10
+    count_margin: float | None = None  # None: the margin calibrated per task (estimate.py)
 
     def __post_init__(self) -> None:
         if self.api not in APIS:
             raise OneRulerError(f"--api {self.api!r}: use one of {', '.join(APIS)}")
         if len(set(self.base_urls)) < len(self.base_urls):
             raise OneRulerError("a --base-url is given twice; give each server once")
-        if self.count_margin < 0:
+        if self.count_margin is not None and self.count_margin < 0:
             raise OneRulerError(f"--count-margin must not be negative (got {self.count_margin})")
         if self.max_model_len is not None and self.max_model_len < 1:
             raise OneRulerError(f"--max-model-len must be positive (got {self.max_model_len})")
@@ -78,7 +79,7 @@ class RunSettings:
     out: Path | None
     sampling: SamplingOptions = field(default_factory=SamplingOptions)
     preset: str | None = None
-    concurrency: int = 8
+    concurrency: int | None = None  # None: the server's parallel slots where it says, else DEFAULT_CONCURRENCY
     max_failed: str = "1%"
     retry_failed: bool = False
     skip_overlong: bool = False
@@ -88,7 +89,7 @@ class RunSettings:
     progress: bool = True
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
+        if self.concurrency is not None and self.concurrency < 1:
             raise OneRulerError(f"--concurrency must be at least 1 (got {self.concurrency})")
         if self.order not in ORDERS:
             raise OneRulerError(f"--order {self.order!r}: use one of {', '.join(ORDERS)}")

@@ -53,11 +53,14 @@ class Reply:
 
 @dataclass
 class Fault:
-    """A failure returned instead of an answer: an HTTP status (with headers), or a dropped connection (0)."""
+    """A failure returned instead of an answer: an HTTP status (with headers), or a dropped connection (0);
+    with ``body``, an HTTP 200 whose JSON body is those bytes (``cut``: the connection closes half-way)."""
 
     status: int
     headers: dict = field(default_factory=dict)
     message: str = "injected fault"
+    body: bytes | None = None
+    cut: bool = False
 
 
 @dataclass
@@ -163,6 +166,18 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _raw(self, fault: Fault) -> None:
+        """A 200 with the fault's body as JSON; ``cut``: Content-Length says twice as much and the connection closes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(fault.body) * (2 if fault.cut else 1)))
+        self.end_headers()
+        self.wfile.write(fault.body)
+        self.wfile.flush()
+        if fault.cut:
+            self.close_connection = True
+            self.request.shutdown(2)
+
     def _error(self, status: int, message: str, headers: dict | None = None) -> None:
         self._json(status, error_object(status, message), headers)
 
@@ -237,6 +252,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 self.request.shutdown(2)
                 return None
+            if fault.body is not None:
+                return self._raw(fault)
             return self._error(fault.status, fault.message, fault.headers)
         if state.delay_s:
             time.sleep(state.delay_s)
@@ -335,8 +352,8 @@ class Server(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, state: ServerState):
-        super().__init__(("127.0.0.1", 0), Handler)
+    def __init__(self, state: ServerState, handler: type = Handler):
+        super().__init__(("127.0.0.1", 0), handler)
         self.state = state
 
     @property
@@ -346,9 +363,9 @@ class Server(ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def running_server(state: ServerState | None = None) -> Iterator[Server]:
-    """Serve on 127.0.0.1 (a free port) in a background thread until the block ends."""
-    server = Server(state or ServerState())
+def running_server(state: ServerState | None = None, handler: type = Handler) -> Iterator[Server]:
+    """Serve on 127.0.0.1 (a free port) in a background thread until the block ends (``handler``: the routes)."""
+    server = Server(state or ServerState(), handler)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:

@@ -9,6 +9,7 @@ from openai_server import Fault, Reply, ServerState, running_server
 
 from builders.run.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.options import RetryPolicy, SamplingOptions
+from builders.run.dialects.vllm import Vllm
 
 FAST = RetryPolicy(attempts=4, base_s=0.05, timeout_s=20)
 
@@ -134,7 +135,8 @@ def test_tokenize_and_models(server):
     async def go():
         client = ServerClient(server.base_url, "test-model", "chat", None, FAST)
         try:
-            return await client.served_models(), await client.tokenize("hello world")
+            client.dialect = Vllm()
+            return await client.served_models(), await client.count("hello world")
         finally:
             await client.close()
 
@@ -144,3 +146,42 @@ def test_tokenize_and_models(server):
     body = server.state.requests("/tokenize")[0].body
     assert body == {"model": "test-model", "messages": [{"role": "user", "content": "hello world"}],
                     "add_generation_prompt": True}
+
+
+MALFORMED = {
+    "no-choices": (b'{"id": "x", "object": "chat.completion", "choices": [], "usage": null}',
+                   "the server's answer has no choices"),
+    "null-choices": (b'{"id": "x", "choices": null}', "the server's answer has no choices"),
+    "not-json": (b'{"id": nope', "the server's answer is not valid JSON (Expecting value at character 7)"),
+    "not-utf8": (b'{"x": "\xff\xfe"}', "the server's answer is not UTF-8 (byte 7 is b'\\xff')"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+def test_a_malformed_answer_is_said_about_the_server(server, kind):
+    body, said = MALFORMED[kind]
+    server.state.faults["x"] = [Fault(200, body=body)] * 2
+    server.state.ids_by_prompt["x"] = "x"
+    done = complete(server, "x", retry=RetryPolicy(attempts=2, base_s=0.01, timeout_s=10))
+    assert done.error == f"{said} (gave up after 2 tries)" and done.attempts == 2
+
+
+def test_a_body_cut_short_and_a_slow_server_are_said_in_words(server):
+    body = b'{"choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}'
+    server.state.faults["x"] = [Fault(200, body=body, cut=True)]
+    server.state.ids_by_prompt["x"] = "x"
+    done = complete(server, "x", retry=RetryPolicy(attempts=1, timeout_s=10))
+    assert done.error == f"the connection closed after {len(body)} of {2 * len(body)} bytes of the server's answer " \
+                         f"(gave up after 1 tries)"
+    server.state.delay_s = 1.0
+    done = complete(server, "y", retry=RetryPolicy(attempts=1, timeout_s=0.3))
+    assert done.error.startswith("the server sent no complete answer within --timeout 0.3 s (raise --timeout")
+
+
+def test_streamed_latency_starts_when_the_server_starts_answering(server):
+    """A request that waits (the stand-in sleeps before its headers, as llama.cpp does while its slot is busy)."""
+    server.state.delay_s = 0.6
+    done = complete(server, "hello", stream=True)
+    assert done.error is None and done.wait_s >= 0.6 and done.latency_s < 0.6
+    plain = complete(server, "hello")
+    assert plain.wait_s is None and plain.latency_s >= 0.6

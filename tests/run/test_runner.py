@@ -90,7 +90,8 @@ def test_a_controlled_run_scores_exactly_as_computed(real_export, tmp_path):
     assert (data["overall"]["passed"], data["overall"]["counted"]) == (9, 14)
     assert data["unscored_lines"] == {"failed": ["ko_none_niah_8k/3"], "skipped": []}
     assert data["run"]["model"] == "test-model" and data["run"]["sampling"]["seed"] == 11
-    assert data["run"]["dataset"]["manifest_sha256"] and data["run"]["runs"][0]["prompt_count"] == "the server's /tokenize"
+    assert data["run"]["dataset"]["manifest_sha256"] and data["run"]["runs"][0]["prompt_count"] == \
+        "the server's /tokenize (vLLM: the chat template applied)"
     with (report / "scores.csv").open(encoding="utf-8") as handle:
         table = {r["config"]: r["accuracy"] for r in csv.DictReader(handle)}
     assert {c: float(a) for c, a in table.items()} == pytest.approx({c: p / n for c, (p, n) in expected.items()})
@@ -176,7 +177,7 @@ def test_dry_run_sends_nothing_and_prices_the_run(mixed_export, tmp_path):
     assert table["de_cwe_easy_8k"][:4] == ["2", f"{prompt['de_']:,}", "100", "0"]
     total_prompt = prompt["en_"] + prompt["de_"]
     assert table["all"] == ["5", f"{total_prompt:,}", "190", "0", f"{(total_prompt * 2.5 + 190 * 10) / 1e6:,.2f}"]
-    assert "window: 32000 (max_model_len from GET /v1/models)" in result.output
+    assert "server: vLLM; window 32,000 (max_model_len from GET /v1/models)" in result.output
 
 
 def test_a_quoted_home_path_reads_the_same_rows(mixed_export, tmp_path, monkeypatch):
@@ -199,10 +200,11 @@ def test_without_tokenize_the_estimate_has_a_stated_margin(mixed_export, tmp_pat
     with running_server(state) as server:
         result = invoke(run_args(server, export, tmp_path / "p.jsonl", "--dry-run", "en_*"))
     assert result.exit_code == 0, result.stderr
-    assert "does not report max_model_len" in result.stderr and "pass --max-model-len" in result.stderr
-    assert "the server's /tokenize gave no count (HTTP 404: no route /tokenize)" in result.stderr
-    assert "prompt sizes are estimated from the dataset's num_tokens (cl100k_base) + 10% + 64 tokens" in result.stderr
-    expected = sum(math.ceil(r["num_tokens"] * 1.1) + 64 for i, r in rows.items() if i.startswith("en_"))
+    assert "does not report its window" in result.stderr and "pass --max-model-len" in result.stderr
+    assert "vLLM gave no count (HTTP 404: no route /tokenize)" in result.stderr
+    assert ("prompt sizes are estimated from the dataset's num_tokens (cl100k_base) + a margin per task (niah 5%) + "
+            "64 tokens") in result.stderr
+    expected = sum(math.ceil(r["num_tokens"] * 1.05) + 64 for i, r in rows.items() if i.startswith("en_"))
     assert f" {expected:,} " in next(x for x in result.output.splitlines() if x.startswith("all"))
 
 

@@ -1,0 +1,42 @@
+"""Each server's own dialect: recognised from what it answers (never from its URL), then asked for its
+window, its parallel slots and its prompt counts in its own way.
+
+Order: the ``GET /v1/models`` card's ``owned_by`` names the likely kind, which is probed first;
+then every other kind is probed in a fixed order (each probe is one or two GETs that other servers
+answer with 404); a server no probe recognises keeps vLLM's de facto field names (``Compatible``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts
+from .hosted import OWNERS, HostedOpenAI
+from .llamacpp import LlamaCpp
+from .ollama import Ollama
+from .sglang import Sglang
+from .tgi import Tgi
+from .vllm import Compatible, Vllm
+
+__all__ = ["CHAT_TEMPLATE_ALLOWANCE", "Dialect", "ServerFacts", "detect"]
+
+
+def _candidates(card: dict | None, model: str) -> list[Dialect]:
+    dialects: list[Dialect] = [Vllm(), HostedOpenAI(), LlamaCpp(), Ollama(), Tgi(), Sglang()]
+    owner = (card or {}).get("owned_by")
+    hint = {"vllm": Vllm, "llamacpp": LlamaCpp, "sglang": Sglang, "library": Ollama, "ollama": Ollama}.get(owner)
+    if owner in OWNERS:
+        hint = HostedOpenAI
+    elif owner is not None and owner == (card or {}).get("id", model) and hint is None:
+        hint = Tgi  # TGI's card is owned by its model id
+    return sorted(dialects, key=lambda d: not isinstance(d, hint)) if hint else dialects
+
+
+async def detect(client: Any, card: dict | None) -> tuple[Dialect, ServerFacts]:
+    """(the server's dialect, what it says about itself); connection errors propagate."""
+    for dialect in _candidates(card, client.model):
+        facts = await dialect.probe(client, card)
+        if facts is not None:
+            return dialect, facts
+    fallback = Compatible()
+    return fallback, await fallback.probe(client, card)  # type: ignore[return-value]

@@ -1,0 +1,47 @@
+"""SGLang, read from ``python/sglang/srt/entrypoints/http_server.py``, ``openai/protocol.py`` and
+``openai/serving_tokenize.py`` (SGLang 0.5.x, 2026) and its ``docs/basic_usage/native_api.md``.
+
+- Kind: ``GET /get_model_info`` (``/model_info`` in newer releases) answers ``{"model_path", ...}``;
+  its ``/v1/models`` cards say ``"owned_by": "sglang"``.
+- Window: the card's ``max_model_len`` (the server's context length, ``--context-length``).
+- Counts: ``POST /v1/tokenize`` ``{"model", "prompt", "add_special_tokens"}`` → ``{"tokens", "count",
+  "max_model_len"}``. It encodes the text only: it does not apply the chat template, so the run adds
+  a fixed allowance for the template (its ``max_model_len`` there is the tokenizer's, not the window).
+- A prompt over the window is refused with HTTP 400, never cut.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts, get_json, positive_int, post_json
+
+
+class Sglang(Dialect):
+    """SGLang's server."""
+
+    name = "SGLang"
+    counting = f"SGLang's /v1/tokenize + {CHAT_TEMPLATE_ALLOWANCE} tokens for the chat template (it tokenizes text only)"
+    exact = False
+
+    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+        """Facts from ``/get_model_info`` (or ``/model_info``) and the ``/v1/models`` card; None if not SGLang."""
+        if (card or {}).get("owned_by") != "sglang":
+            info = await get_json(client, "/get_model_info") or await get_json(client, "/model_info")
+            if not isinstance(info, dict) or "model_path" not in info:
+                return None
+        size = positive_int((card or {}).get("max_model_len"))
+        if client.api == "completions":
+            self.counting, self.exact = "SGLang's /v1/tokenize", True
+        return ServerFacts(self.name, size, "max_model_len from GET /v1/models" if size else "unknown",
+                           fix="restart SGLang with a larger --context-length")
+
+    async def count(self, client: Any, prompt: str) -> int | None:
+        """The text's tokens from ``/v1/tokenize`` (+ the template allowance for chat)."""
+        reply = await post_json(client, "/v1/tokenize", {"model": client.model, "prompt": prompt,
+                                                         "add_special_tokens": True})
+        count = reply.get("count") if isinstance(reply, dict) else None
+        if not isinstance(count, int) or isinstance(count, bool):
+            client.problems.setdefault("/v1/tokenize", "its answer has no 'count'")
+            return None
+        return count + (CHAT_TEMPLATE_ALLOWANCE if client.api == "chat" else 0)

