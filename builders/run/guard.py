@@ -21,16 +21,13 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from ..spec.ids import config_of
+
 SLACK_TOKENS = 8
 SLACK_SHARE = 0.02
 RATIO_DROP = 0.8
 RATIO_WARMUP = 3
 STOP_AFTER = 3
-
-
-def config(ident: str) -> str:
-    """The config of a row id (``config/index``)."""
-    return ident.rsplit("/", 1)[0]
 
 
 @dataclass
@@ -57,7 +54,7 @@ class TruncationGuard:
             return None
         reason = self._reason(ident, read, sent)
         if reason is None:
-            self.ratios.setdefault(config(ident), []).append(read / sent)
+            self.ratios.setdefault(config_of(ident), []).append(read / sent)
             return None
         self.cut.append(ident)
         self.worst = self.worst or reason
@@ -70,7 +67,7 @@ class TruncationGuard:
             return f"truncated by the server: {said}, filling its {self.window}-token window"
         if self.exact and read < sent - max(SLACK_TOKENS, SLACK_SHARE * sent):
             return f"truncated by the server: {said}"
-        seen = self.ratios.get(config(ident), [])
+        seen = self.ratios.get(config_of(ident), [])
         if not self.exact and len(seen) >= RATIO_WARMUP:
             floor = RATIO_DROP * statistics.median(seen)
             if read < floor * sent:
