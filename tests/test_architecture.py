@@ -118,11 +118,17 @@ def test_the_scoring_layer_is_standard_library_only():
                 assert module.startswith("builders.scoring"), f"{path.name}:{line} {module}"
 
 
+# spec/ modules that describe what a run writes, not what a row holds: a change there must not
+# invalidate every built export.
+NOT_ROW_SHAPING = {"spec/prediction_line.py"}
+
+
 def test_generator_fingerprint_covers_every_module_that_shapes_rows():
     listed = set(GENERATOR_MODULES)
+    assert not NOT_ROW_SHAPING & listed
     for layer in ("spec", "generate"):
         for path in (PACKAGE / layer).glob("*.py"):
-            if path.name != "__init__.py":
+            if path.name != "__init__.py" and f"{layer}/{path.name}" not in NOT_ROW_SHAPING:
                 assert f"{layer}/{path.name}" in listed, f"{layer}/{path.name} missing from GENERATOR_MODULES"
     assert all((PACKAGE / m).is_file() for m in listed | set(CARD_FACT_MODULES))
     # and nothing that cannot change a row: the CLI, reports and the Hub client are left out

@@ -13,14 +13,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
 
 from ..base.errors import OneRulerError, problems_error
 from ..spec.ids import check_id, config_of
+from ..spec.prediction_line import UNSCORED_STATUSES, LineStatus, PredictionLine
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
-LineStatus = Literal["ok", "failed", "skipped"]  # what `oneruler run` records per line
-UNSCORED_STATUSES: tuple[LineStatus, ...] = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
 
 
 @dataclass
@@ -31,7 +29,7 @@ class Prediction:
     prediction: str | None
     finish_reason: str | None
     line: int
-    status: LineStatus | None = None  # None: another writer (or a status this version does not know)
+    status: LineStatus | None = None  # None: a status this version does not know (another writer)
 
 
 def is_lm_eval_sample(obj: dict) -> bool:
@@ -69,25 +67,10 @@ def parse_line(raw: bytes, number: int) -> Prediction:
         raise ValueError(f"line {number}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"line {number}: not valid JSON ({exc.msg}, column {exc.colno})") from None
-    if not isinstance(obj, dict):
-        raise ValueError(f"line {number}: expected a JSON object, got {type(obj).__name__}")
-    if is_lm_eval_sample(obj):
+    if isinstance(obj, dict) and is_lm_eval_sample(obj):
         return parse_lm_eval_sample(obj, number)
-    ident = obj.get("id")
-    if not isinstance(ident, str):
-        raise ValueError(f"line {number}: field 'id' must be a string like 'en_s_niah_8k/0', got {ident!r}")
-    check_id(ident, number)
-    if "prediction" not in obj:
-        raise ValueError(f"line {number} (id {ident!r}): missing field 'prediction' (null means no response)")
-    text = obj["prediction"]
-    if text is not None and not isinstance(text, str):
-        raise ValueError(f"line {number} (id {ident!r}): 'prediction' must be a string or null, "
-                         f"got {type(text).__name__}")
-    reason = obj.get("finish_reason")
-    if reason is not None and not isinstance(reason, str):
-        raise ValueError(f"line {number} (id {ident!r}): 'finish_reason' must be a string or null")
-    status = obj.get("status")
-    return Prediction(ident, text, reason, number, status if status in get_args(LineStatus) else None)
+    line = PredictionLine.from_json(obj, number, lenient=True)
+    return Prediction(line.id, line.prediction, line.finish_reason, number, line.status)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:

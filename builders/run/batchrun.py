@@ -140,7 +140,7 @@ def _convert(results: list[Path], api: str, expected: set[str], skipped: dict, h
             if ident not in expected:
                 raise OneRulerError(f"{path}: line {number}: {ident!r} is not a row the requests were made for")
             answer = answered_line(ident, completion_of(record, api))
-            line, status = line_bytes(answer), answer["status"]
+            line, status = line_bytes(answer), answer.status
             first = index.get(ident)
             if first is not None:
                 if first.status == "ok" and status == "ok":

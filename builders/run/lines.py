@@ -15,34 +15,29 @@ from typing import Any, BinaryIO, Callable, Iterable
 from ..base.errors import OneRulerError
 from ..base.files import atomic_write
 from ..spec.ids import id_order
-
-STATUSES = ("ok", "failed", "skipped")
+from ..spec.prediction_line import LineStatus, PredictionLine
 
 
 @dataclass(frozen=True)
 class LineRef:
     """Where one line is (``file`` indexes the list of files being read) and the status it records."""
 
-    status: str
+    status: LineStatus
     offset: int
     size: int
     file: int = 0
 
 
-def parse_line(raw: bytes, path: Path, number: int) -> dict:
-    """One complete line as a dict with a string ``id`` and a known ``status``; anything else is an error naming it."""
+def parse_line(raw: bytes, path: Path, number: int) -> PredictionLine:
+    """One complete line of a file ``oneruler run`` wrote; anything else is an error naming the file and the line."""
     try:
-        record = json.loads(raw.decode("utf-8"))
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or \
-                record.get("status", "ok") not in STATUSES:
-            raise ValueError
-    except (ValueError, UnicodeDecodeError):
-        raise OneRulerError(f"{path}: line {number} is not a `oneruler run` prediction line; "
+        return PredictionLine.from_json(json.loads(raw.decode("utf-8")), number)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise OneRulerError(f"{path}: line {number} is not a `oneruler run` prediction line ({exc}); "
                             f"repair it or choose another file") from None
-    return record
 
 
-def index_lines(path: Path, file: int = 0, on_line: Callable[[dict], None] | None = None,
+def index_lines(path: Path, file: int = 0, on_line: Callable[[PredictionLine], None] | None = None,
                 ) -> tuple[dict[str, LineRef], int]:
     """(id → LineRef of every complete line, bytes of a torn last line) of a predictions file, read as a stream.
 
@@ -57,10 +52,10 @@ def index_lines(path: Path, file: int = 0, on_line: Callable[[dict], None] | Non
                 break
             if raw.strip():
                 record = parse_line(raw, path, number)
-                if record["id"] in index:
-                    raise OneRulerError(f"{path}: line {number} repeats id {record['id']!r}; repair it or choose "
+                if record.id in index:
+                    raise OneRulerError(f"{path}: line {number} repeats id {record.id!r}; repair it or choose "
                                         f"another file")
-                index[record["id"]] = LineRef(record.get("status", "ok"), offset, len(raw), file)
+                index[record.id] = LineRef(record.status, offset, len(raw), file)
                 if on_line is not None:
                     on_line(record)
             offset += len(raw)
@@ -99,18 +94,14 @@ def reindexed(index: dict[str, LineRef]) -> dict[str, LineRef]:
     return out
 
 
-def answered_line(ident: str, done: Any) -> dict[str, Any]:
+def answered_line(ident: str, done: Any) -> PredictionLine:
     """The predictions line of a row that was sent (``done``: a ``client.Completion``; ``wait_s`` when streamed)."""
-    line = {"id": ident, "prediction": done.prediction, "finish_reason": done.finish_reason,
-            "reasoning": done.reasoning, "usage": done.usage, "latency_s": done.latency_s, "error": done.error,
-            "status": "failed" if done.error else "ok"}
-    if getattr(done, "wait_s", None) is not None:
-        line["wait_s"] = done.wait_s
-    return line
+    return PredictionLine(ident, done.prediction, done.finish_reason, done.reasoning, done.usage, done.latency_s,
+                          done.error, "failed" if done.error else "ok", getattr(done, "wait_s", None))
 
 
-def skipped_line(ident: str, prompt_tokens: int | None, reason: str) -> dict[str, Any]:
+def skipped_line(ident: str, prompt_tokens: int | None, reason: str) -> PredictionLine:
     """The predictions line of a row not sent because it does not fit the window."""
-    return {"id": ident, "prediction": None, "finish_reason": None, "reasoning": None,
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 0, "reasoning_tokens": None},
-            "latency_s": None, "error": reason, "status": "skipped"}
+    return PredictionLine(ident, None, None, None,
+                          {"prompt_tokens": prompt_tokens, "completion_tokens": 0, "reasoning_tokens": None},
+                          None, reason, "skipped")

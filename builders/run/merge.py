@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..base.errors import OneRulerError
 from .dataset import Selection, resolve_source
+from ..spec.prediction_line import PredictionLine
 from .lines import LineRef, index_lines, write_in_id_order
 from .runner import now
 from .shard import Shard
@@ -88,8 +89,7 @@ def _index(paths: list[Path], result: MergeResult) -> dict[str, LineRef]:
 
 def _outcome(line: bytes) -> tuple:
     """What a line says the model did (its latency and token counts aside)."""
-    record = json.loads(line)
-    return tuple(record.get(k) for k in ("prediction", "finish_reason", "reasoning", "status", "error"))
+    return PredictionLine.from_json(json.loads(line), 0).outcome
 
 
 def _line(paths: list[Path], ref: LineRef) -> bytes:

@@ -19,7 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..base.errors import OneRulerError
 from ..base.files import atomic_write_bytes
-from .lines import STATUSES, LineRef, index_lines, reindexed, write_in_id_order
+from ..spec.prediction_line import LINE_STATUSES, PredictionLine
+from .lines import LineRef, index_lines, reindexed, write_in_id_order
 
 META_FORMAT = "oneruler-run/1"
 # Settings that must not change between the runs writing one file (a resumed run mixes their lines).
@@ -48,9 +49,9 @@ def redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
-def line_bytes(record: dict[str, Any]) -> bytes:
+def line_bytes(line: PredictionLine) -> bytes:
     """One JSONL line (lone surrogates from model output become valid ``\\udxxx`` escapes)."""
-    return (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+    return (json.dumps(line.to_json(), ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
 @dataclass
@@ -98,18 +99,18 @@ class PredictionStore:
 
     def counts(self) -> dict[str, int]:
         """Lines per status."""
-        out = dict.fromkeys(STATUSES, 0)
+        out = dict.fromkeys(LINE_STATUSES, 0)
         for ref in self.index.values():
             out[ref.status] += 1
         return out
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: PredictionLine) -> None:
         """Write one finished row as a line, flushed to the OS at once (survives a kill of this process)."""
         if self._handle is None:  # created on the first line: a run refused before sending leaves no file
             self._handle = open(self.path, "ab", buffering=0)
         data = line_bytes(record)
         self._handle.write(data)
-        self.index[record["id"]] = LineRef(record.get("status", "ok"), self._size, len(data))
+        self.index[record.id] = LineRef(record.status, self._size, len(data))
         self._size += len(data)
 
     def rewrite(self, drop: Iterable[str] = ()) -> None:

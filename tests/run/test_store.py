@@ -9,16 +9,16 @@ import pytest
 from builders.base.errors import OneRulerError
 from builders.report.predictions import read_predictions, unscored
 from builders.run.store import PredictionStore, check_resumable, meta_path, public_url
+from builders.spec.prediction_line import PredictionLine
 
 
-def line(ident: str, status: str = "ok", prediction: str | None = "1234567") -> dict:
-    return {"id": ident, "prediction": prediction, "finish_reason": "stop", "reasoning": None, "usage": None,
-            "latency_s": 0.1, "error": None if status == "ok" else "boom", "status": status}
+def line(ident: str, status: str = "ok", prediction: str | None = "1234567") -> PredictionLine:
+    return PredictionLine(ident, prediction, "stop", None, None, 0.1, None if status == "ok" else "boom", status)
 
 
 def test_a_torn_last_line_is_cut_off_and_appending_continues(tmp_path):
     path = tmp_path / "p.jsonl"
-    good = json.dumps(line("a_s_niah_8k/0")) + "\n"
+    good = json.dumps(line("a_s_niah_8k/0").to_json()) + "\n"
     path.write_bytes(good.encode() + b'{"id": "a_s_niah_8k/1", "predic')
     store = PredictionStore(path).open()
     try:
@@ -32,10 +32,10 @@ def test_a_torn_last_line_is_cut_off_and_appending_continues(tmp_path):
 
 def test_bad_or_duplicate_complete_lines_are_refused(tmp_path):
     path = tmp_path / "p.jsonl"
-    path.write_text(json.dumps(line("a/0")) + "\nnot json\n")
+    path.write_text(json.dumps(line("a/0").to_json()) + "\nnot json\n")
     with pytest.raises(OneRulerError, match="line 2 is not a `oneruler run` prediction line"):
         PredictionStore(path).open()
-    path.write_text(json.dumps(line("a/0")) + "\n" + json.dumps(line("a/0")) + "\n")
+    path.write_text(json.dumps(line("a/0").to_json()) + "\n" + json.dumps(line("a/0").to_json()) + "\n")
     with pytest.raises(OneRulerError, match="line 2 repeats id 'a/0'"):
         PredictionStore(path).open()
 
@@ -67,7 +67,7 @@ def test_rewrite_sorts_by_config_then_numeric_index_and_drops(tmp_path):
 def test_unscored_lines_are_failed_and_skipped(tmp_path):
     """The lines run writes without a model output, as score reads them (status travels on each Prediction)."""
     path = tmp_path / "p.jsonl"
-    path.write_text("".join(json.dumps(x) + "\n" for x in
+    path.write_text("".join(json.dumps(x.to_json()) + "\n" for x in
                             [line("a/0"), line("a/1", "failed", None), line("a/2", "skipped", None)]))
     assert unscored(read_predictions(path)) == {"a/1": "failed", "a/2": "skipped"}
 
