@@ -13,7 +13,7 @@ from ..generate.tokenizer import Tokenizer
 from ..sources.store import Sources
 from ..spec.configs import STANDARD_LENGTHS, iter_standard_configs
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
-from ..spec.tasks import TASKS, CweSpec
+from ..spec.tasks import TASKS, CweTask
 
 
 def key_draw_counts(sources: Sources, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> dict:
@@ -42,7 +42,7 @@ def key_draw_counts(sources: Sources, samples: int = DEFAULT_SAMPLES, seed: int 
     return dict(sorted(out.items()))
 
 
-def _list_tokens(costs: list[int], markers: list[int], task: CweSpec, length: int) -> int:
+def _list_tokens(costs: list[int], markers: list[int], task: CweTask, length: int) -> int:
     """Estimated tokens of the whole pool as a CWE list: each word's cost × its repetitions (the common words
     an average draw, as no example is meant) plus the markers (``markers[m]``: `` 1.`` … `` m.``), the sum
     ``CweList.estimate`` makes for one example's order."""
@@ -66,7 +66,7 @@ def cwe_pool_facts(sources: Sources, prepared: PreparedCache, tokenizer: Tokeniz
     costs = {"here": pool.costs, "up": tokenizer.count_batch([" " + w for w in upstream])}
     longest = max(len(pool.words), len(upstream))
     markers = prepared.numbering_prefix(tokenizer, max(list_items(t, n, longest) for t in TASKS.values()
-                                                      if isinstance(t, CweSpec) for n in STANDARD_LENGTHS))
+                                                      if isinstance(t, CweTask) for n in STANDARD_LENGTHS))
     reach: dict[str, dict] = {}
     for name, task in TASKS.items():
         if task.kind != "cwe":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -60,6 +61,20 @@ def generator_fingerprint() -> str:
     return modules_hash(GENERATOR_MODULES)
 
 
+@dataclass(frozen=True)
+class InputsRecipe:
+    """What BuildInputs are made from, picklable: how a worker process makes the inputs of its parent."""
+
+    mirror: str | None
+    cache_dir: str | None
+    tokenizer_specs: dict[str, str]
+    full_count: bool = False
+
+    def load(self) -> BuildInputs:
+        """The inputs this recipe describes (sources and tokenizers loaded in this process)."""
+        return BuildInputs(self.mirror, self.cache_dir, self.tokenizer_specs, self.full_count)
+
+
 class BuildInputs:
     """Sources, tokenizers and a row generator, loaded once per process."""
 
@@ -76,6 +91,10 @@ class BuildInputs:
     def tokenizer_specs(self) -> dict[str, str]:
         """Alias → spec of every registered tokenizer that is not built in (what a worker process needs)."""
         return {a: s for a, s in self.tokenizers.specs.items() if a not in BUILTIN_TOKENIZERS}
+
+    def recipe(self) -> InputsRecipe:
+        """How another process makes the same inputs."""
+        return InputsRecipe(self.mirror, self.cache_dir, self.tokenizer_specs, self.full_count)
 
     def tokenizer_record(self, alias: str) -> TokenizerRecord:
         """What the manifest records about the tokenizer behind ``alias``."""

@@ -19,7 +19,7 @@ from ..base.errors import OneRulerError
 from ..base.files import named_os_error
 from ..base.progress import ConfigProgress
 from ..spec.configs import ConfigSpec
-from .inputs import BuildInputs
+from .inputs import BuildInputs, InputsRecipe
 from .layout import DATA_DIR
 from .shard import ShardInfo, write_shard
 
@@ -33,16 +33,6 @@ class Job:
     spec: ConfigSpec
     samples: int
     seed: int
-
-
-@dataclass(frozen=True)
-class WorkerRecipe:
-    """How a worker process rebuilds the BuildInputs of its parent."""
-
-    mirror: str | None
-    cache_dir: str | None
-    tokenizer_specs: dict
-    full_count: bool = False
 
 
 class _WorkerState:
@@ -62,9 +52,9 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _init_worker(recipe: WorkerRecipe, progress_queue, parent: int) -> None:
+def _init_worker(recipe: InputsRecipe, progress_queue, parent: int) -> None:
     _exit_with_parent(parent)
-    _WorkerState.inputs = BuildInputs(recipe.mirror, recipe.cache_dir, recipe.tokenizer_specs, recipe.full_count)
+    _WorkerState.inputs = recipe.load()
     _WorkerState.progress_queue = progress_queue
 
 
@@ -109,7 +99,7 @@ def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, pro
                 _reraise(job, exc, out)
             finish(info)
         return
-    recipe = WorkerRecipe(inputs.mirror, inputs.cache_dir, inputs.tokenizer_specs, inputs.full_count)
+    recipe = inputs.recipe()
     _run_parallel(jobs, out, min(num_proc, len(jobs)), recipe, progress, finish)
 
 
@@ -124,7 +114,7 @@ def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
         progress.update(name, n)
 
 
-def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: WorkerRecipe, progress: ConfigProgress,
+def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: InputsRecipe, progress: ConfigProgress,
                   finish: Callable[[ShardInfo], None]) -> None:
     import multiprocessing as mp
 

@@ -15,14 +15,14 @@ import numpy as np
 
 from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
-from ..spec.tasks import CweSpec
+from ..spec.tasks import CweTask
 from .budget import fit_units, last_true
 from .prepared import PreparedCache
 from .rng import StableRng
 from .tokenizer import Tokenizer
 
 
-def item_order(task: CweSpec, length: int, index: int, seed: int, n_words: int) -> np.ndarray:
+def item_order(task: CweTask, length: int, index: int, seed: int, n_words: int) -> np.ndarray:
     """Word slot of each list item for the first n_words slots, in list order.
 
     Occurrence r of common slot c has key ``common[c * f_cw + r]``, occurrence r of uncommon slot s
@@ -40,7 +40,7 @@ def item_order(task: CweSpec, length: int, index: int, seed: int, n_words: int) 
     return slots[np.argsort(keys, kind="stable")]
 
 
-def list_items(task: CweSpec, length: int, n: int) -> int:
+def list_items(task: CweTask, length: int, n: int) -> int:
     """List items of a CWE list of n words at ``length``: the common words repeat f_cw times, the others f_ucw."""
     f_cw, f_ucw = task.frequencies(length)
     return min(n, task.num_common) * f_cw + max(0, n - task.num_common) * f_ucw
@@ -49,7 +49,7 @@ def list_items(task: CweSpec, length: int, n: int) -> int:
 class CweList:
     """The word list of one CWE example: a shuffled pool, costs per word, and the list for n words."""
 
-    def __init__(self, spec: ConfigSpec, task: CweSpec, index: int, seed: int, prepared: PreparedCache,
+    def __init__(self, spec: ConfigSpec, task: CweTask, index: int, seed: int, prepared: PreparedCache,
                  tokenizer: Tokenizer):
         self.spec, self.task, self.index, self.seed = spec, task, index, seed
         self.f_cw, self.f_ucw = task.frequencies(spec.length)
@@ -98,7 +98,7 @@ class CweList:
         return " ".join(f"{i}. {w}" for i, w in enumerate(listed, start=1))
 
 
-def render_cwe(spec: ConfigSpec, task: CweSpec, index: int, seed: int, sources: Sources, tokenizer: Tokenizer,
+def render_cwe(spec: ConfigSpec, task: CweTask, index: int, seed: int, sources: Sources, tokenizer: Tokenizer,
                prepared: PreparedCache) -> dict:
     """Fill the word list to the budget and return the row's content fields."""
     words = CweList(spec, task, index, seed, prepared, tokenizer)

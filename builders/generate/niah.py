@@ -11,7 +11,7 @@ from ..sources.parse import NiahTemplate, NounTable
 from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.languages import LANGUAGE_CODES, Language, get_language
-from ..spec.tasks import NiahSpec
+from ..spec.tasks import NiahTask
 from .bookcount import BookCounter, ContextLayout
 from .budget import fit_units
 from .counting import Piece, TokenCounter
@@ -61,7 +61,7 @@ def even_depths(n: int) -> tuple[Fraction, ...]:
     return tuple(Fraction(100 * (2 * j + 1), 2 * n) for j in range(n))
 
 
-def draw_niah(task: NiahSpec, length: int, index: int, seed: int, nouns: NounTable, cross_lingual: bool,
+def draw_niah(task: NiahTask, length: int, index: int, seed: int, nouns: NounTable, cross_lingual: bool,
               depth: int | None = None) -> NiahDraw:
     """Draw keys, values, depths and queries for one example (depends on no language).
 
@@ -126,7 +126,7 @@ def make_needles(draw: NiahDraw, ctx: Language, template: NiahTemplate, nouns: N
     return needles
 
 
-def prompt_frame(task: NiahSpec, queries: list[str], inst: Language, template: NiahTemplate) -> tuple[str, str]:
+def prompt_frame(task: NiahTask, queries: list[str], inst: Language, template: NiahTemplate) -> tuple[str, str]:
     """(text before the context, text after it): instructions, question block, answer block (SPEC §4.6)."""
     question = template["question_multi_numbers" if len(queries) == 2 else "question_single_numbers"]
     for i, q in enumerate(queries, start=1):
@@ -235,7 +235,7 @@ def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles:
     )
 
 
-def render_niah(spec: ConfigSpec, task: NiahSpec, draw: NiahDraw, sources: Sources, tokenizer: Tokenizer,
+def render_niah(spec: ConfigSpec, task: NiahTask, draw: NiahDraw, sources: Sources, tokenizer: Tokenizer,
                 prepared: PreparedCache) -> dict:
     """Assemble the prompt around a haystack filled to the budget; returns the row's content fields."""
     ctx, inst = get_language(spec.context_language), get_language(spec.instruction_language)

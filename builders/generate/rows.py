@@ -9,7 +9,7 @@ from ..spec.configs import ConfigSpec
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 from ..spec.ids import row_id
 from ..spec.schema import FIELD_NAMES
-from ..spec.tasks import CweSpec, get_task
+from ..spec.tasks import CweTask, get_task
 from .cwe import render_cwe
 from .niah import draw_niah, render_niah
 from .prepared import PreparedCache
@@ -33,7 +33,7 @@ class RowGenerator:
         """One example as a row dict with exactly the fields of ``builders.spec.schema.FEATURES``."""
         tokenizer = self.tokenizer_for(spec)
         task = get_task(spec.task)
-        if isinstance(task, CweSpec):
+        if isinstance(task, CweTask):
             body = render_cwe(spec, task, index, seed, self.sources, tokenizer, self.prepared)
         else:
             draw = draw_niah(task, spec.length, index, seed, self.sources.nouns, spec.is_cross_lingual, spec.depth)

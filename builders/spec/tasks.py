@@ -9,7 +9,7 @@ from ..scoring.core import MULTI_VALUE_TASK
 
 
 @dataclass(frozen=True)
-class NiahSpec:
+class NiahTask:
     """A needle-in-a-haystack variant."""
 
     name: str
@@ -26,7 +26,7 @@ class NiahSpec:
 
 
 @dataclass(frozen=True)
-class CweSpec:
+class CweTask:
     """A common-words-extraction variant; frequencies at lengths <= 8,000 follow upstream's rule."""
 
     name: str
@@ -47,17 +47,17 @@ class CweSpec:
         return self.freq_common, self.freq_uncommon
 
 
-TASKS: dict[str, NiahSpec | CweSpec] = {
+TASKS: dict[str, NiahTask | CweTask] = {
     t.name: t
     for t in [
-        NiahSpec("s_niah", "Single NIAH", num_keys=1, num_values=1, num_queries=1),
-        NiahSpec("mk_niah", "Multi-key NIAH", num_keys=4, num_values=1, num_queries=1),
-        NiahSpec("mv_niah", "Multi-value NIAH", num_keys=1, num_values=4, num_queries=1),
-        NiahSpec("mq_niah", "Multi-query NIAH", num_keys=2, num_values=1, num_queries=2),
-        NiahSpec("none_niah", "None NIAH", num_keys=4, num_values=1, num_queries=1, relevant=False),
-        CweSpec("cwe_easy", "CWE easy", 30, 3, 10, 1),
-        CweSpec("cwe_hard", "CWE hard", 20, 10, 10, 5),
-        NiahSpec("s_niah_nonone", "Single NIAH without the none option (Fig. 14)", num_keys=1,
+        NiahTask("s_niah", "Single NIAH", num_keys=1, num_values=1, num_queries=1),
+        NiahTask("mk_niah", "Multi-key NIAH", num_keys=4, num_values=1, num_queries=1),
+        NiahTask("mv_niah", "Multi-value NIAH", num_keys=1, num_values=4, num_queries=1),
+        NiahTask("mq_niah", "Multi-query NIAH", num_keys=2, num_values=1, num_queries=2),
+        NiahTask("none_niah", "None NIAH", num_keys=4, num_values=1, num_queries=1, relevant=False),
+        CweTask("cwe_easy", "CWE easy", 30, 3, 10, 1),
+        CweTask("cwe_hard", "CWE hard", 20, 10, 10, 5),
+        NiahTask("s_niah_nonone", "Single NIAH without the none option (Fig. 14)", num_keys=1,
                  num_values=1, num_queries=1, none_option=False, draws_as="s_niah"),
     ]
 }
@@ -87,8 +87,8 @@ def multi_value_form(name: object) -> bool:
     return isinstance(name, str) and MULTI_VALUE_TASK.fullmatch(name) is not None
 
 
-def multi_value_task(name: str) -> NiahSpec | None:
-    """The spec of ``mv{K}_niah`` (random grid depths) or ``mv{K}e_niah`` (evenly spaced); None if not that form.
+def multi_value_task(name: str) -> NiahTask | None:
+    """The task ``mv{K}_niah`` (random grid depths) or ``mv{K}e_niah`` (evenly spaced); None if not that form.
 
     Raises ValueError for that form with K outside 2..256 or written with a leading zero.
     """
@@ -101,12 +101,12 @@ def multi_value_task(name: str) -> NiahSpec | None:
                          f"e.g. mv16e_niah")
     even = bool(m["even"])
     spacing = "evenly spaced" if even else "at random grid depths"
-    return NiahSpec(name, f"Multi-value NIAH, {k} values {spacing}", num_keys=1, num_values=k, num_queries=1,
+    return NiahTask(name, f"Multi-value NIAH, {k} values {spacing}", num_keys=1, num_values=k, num_queries=1,
                     draws_as="mv_niah", reserve=multi_value_reserve(k), even=even)
 
 
-def get_task(name: str) -> NiahSpec | CweSpec:
-    """Return a task spec (a standard id or a multi-evidence form), or raise a ValueError listing the valid ids."""
+def get_task(name: str) -> NiahTask | CweTask:
+    """Return a task (a standard id or a multi-evidence form), or raise a ValueError listing the valid ids."""
     task = TASKS.get(name) or multi_value_task(name)
     if task is None:
         raise ValueError(f"unknown task {name!r}; valid: {', '.join(TASKS)}, {TASK_FORMS}")
