@@ -110,6 +110,6 @@ def depth_grid(cells: list[DepthCell]) -> dict[str, tuple[list[str], list[str], 
         at = {(c.length, c.depth_low): c for c in mine}
         accuracy = [[at[(n, low)].accuracy for n in lengths] for low, _ in bins]
         counted = [[at[(n, low)].counted for n in lengths] for low, _ in bins]
-        labels = [f"{low:g}–{high:g}" for low, high in bins]
+        labels = [f"{low:.3g}–{high:.3g}" for low, high in bins]
         out[task] = ([render_length(n) for n in lengths], labels, accuracy, counted)
     return out

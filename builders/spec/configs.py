@@ -347,9 +347,19 @@ def _language_hint(glob: str) -> str | None:
     return None
 
 
+def _sweep_hint(glob: str) -> str | None:
+    """The hint for a glob written for a sweep (a depth part, a K-value task) but read over the standard grid."""
+    if re.search(r"_at[0-9*?\[]", glob):
+        return "fixed-depth configs are in the depth grid: add --grid depth (`oneruler list --grid depth` lists them)"
+    if re.search(r"_mv[0-9*?\[]", glob):
+        return "multi-evidence configs are in the evidence grid: add --grid evidence (`oneruler list --grid evidence` lists them)"
+    return None
+
+
 def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec], grid_name: str = "standard") -> str:
     """Why a glob selects nothing, and globs that would select something."""
-    hint = (_length_hint(glob, alias, grid) or _language_hint(glob)) if grid_name == "standard" else None
+    hint = (_sweep_hint(glob) or _length_hint(glob, alias, grid) or _language_hint(glob)) if grid_name == "standard" \
+        else None
     if hint is None:
         examples = {"depth": "'pl_*' (one language), '*_at50' (one depth), '*_32k_*' (one length), 'ko-*' (CROSS pairs)",
                     "evidence": "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)"}.get(grid_name, GLOB_EXAMPLES)

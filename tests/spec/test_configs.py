@@ -127,6 +127,8 @@ def test_lengths_at_the_limits_are_accepted():
     ("xx_*", ["unknown language 'xx'", "valid: cs, da"], []),
     ("ta-sw_*", ["pair en, ko, pl only", "ta-sw_s_niah_8k"], []),
     ("*_s_nih_*", ["'pl_*' (one language)", "'*_128k' (one length)", "oneruler list GLOB"], []),
+    ("pl_s_niah_8k_at*", ["fixed-depth configs are in the depth grid: add --grid depth"], ["evidence"]),
+    ("*_mv16e_niah_32k", ["multi-evidence configs are in the evidence grid: add --grid evidence"], ["depth grid"]),
 ])
 def test_a_glob_matching_nothing_suggests_globs_that_do(pattern, says, never):
     with pytest.raises(ConfigNameError) as info:
