@@ -57,7 +57,7 @@ def _cmdline(pid: int) -> str:
         return "?"
 
 
-def tokenise_once_floor(out_dir: Path, tokenizer_specs: dict[str, str], every: int = 1) -> tuple[float, int, int]:
+def tokenise_once_floor(out_dir: Path, tokenizer_locations: dict[str, str], every: int = 1) -> tuple[float, int, int]:
     """(CPU seconds, examples, tokens) to encode every emitted input once with its measuring tokenizer.
 
     ``every`` > 1 tokenises every n-th config only and scales CPU and tokens by the characters
@@ -68,7 +68,7 @@ def tokenise_once_floor(out_dir: Path, tokenizer_specs: dict[str, str], every: i
     from builders.export.manifest import read_manifest
     from builders.generate.tokenizer import TokenizerRegistry
 
-    registry = TokenizerRegistry(tokenizer_specs)
+    registry = TokenizerRegistry(tokenizer_locations)
     manifest = read_manifest(out_dir)
     cpu, n, tokens, chars_all, chars_seen = 0.0, 0, 0, 0, 0
     for i, (name, entry) in enumerate(sorted(manifest["configs"].items())):

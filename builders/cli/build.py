@@ -45,9 +45,9 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
     if not patterns and grid is None:
         raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k', "
                             "or a grid with --grid standard|depth|evidence")
-    tokenizer_specs = parse_tokenizer_options(tokenizers)
+    tokenizer_locations = parse_tokenizer_options(tokenizers)
     summary = build_dataset(patterns or ["*"], out_dir, samples=samples, seed=seed, num_proc=num_proc,
-                            tokenizer_specs=tokenizer_specs, mirror=mirror, cache_dir=cache_dir, force=force,
+                            tokenizer_locations=tokenizer_locations, mirror=mirror, cache_dir=cache_dir, force=force,
                             progress=not quiet, log=echo_err, wait=wait, full_count=full_count,
                             grid=grid or "standard")
     click.echo(
@@ -62,7 +62,7 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
 @num_proc_option
 @source_options
 @click.option("--tokenizer", "tokenizers", multiple=True, metavar="ALIAS=SPEC",
-              help="Where to find a recorded tokenizer if its spec moved (its fingerprint must still match).")
+              help="Where to find a recorded tokenizer if it moved (its fingerprint must still match).")
 @click.option("--checksums-only", is_flag=True, help="Only check shards and README against the manifest.")
 @quiet_option
 @cli_errors

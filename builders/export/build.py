@@ -132,8 +132,8 @@ def add_existing(specs: list[ConfigSpec], names: list[str], manifest: Manifest, 
     """``specs`` plus the export's configs ``names`` (their tokenizers registered from the manifest if needed)."""
     for name in names:
         tok = manifest.configs[name].tokenizer
-        if tok.alias not in inputs.tokenizers.specs:
-            inputs.tokenizers.specs[tok.alias] = tok.spec
+        if tok.alias not in inputs.tokenizers.locations:
+            inputs.tokenizers.locations[tok.alias] = tok.location
     have = {s.name for s in specs}
     extra = [parse_config_name(n, inputs.tokenizers.aliases) for n in names if n not in have]
     return specs + extra
@@ -190,7 +190,7 @@ def build_dataset(
     samples: int = DEFAULT_SAMPLES,
     seed: int = DEFAULT_SEED,
     num_proc: int = 1,
-    tokenizer_specs: dict[str, str] | None = None,
+    tokenizer_locations: dict[str, str] | None = None,
     *,
     mirror: str | None = None,
     cache_dir: str | None = None,
@@ -211,12 +211,12 @@ def build_dataset(
     """
     t0 = time.perf_counter()
     log = log or (lambda msg: None)
-    tokenizer_specs = dict(tokenizer_specs or {})
+    tokenizer_locations = dict(tokenizer_locations or {})
     specs = check_request(patterns, out_dir, samples=samples, seed=seed, num_proc=num_proc, force=force,
-                          aliases=tokenizer_specs, wait=wait, grid=grid)
+                          aliases=tokenizer_locations, wait=wait, grid=grid)
     from .inputs import BuildInputs
 
-    inputs = BuildInputs(mirror, cache_dir, tokenizer_specs, full_count)
+    inputs = BuildInputs(mirror, cache_dir, tokenizer_locations, full_count)
     out = Path(out_dir)
     with FolderLock(out, wait, log, what="another `oneruler build`") as lock:
         journal = Journal(out)

@@ -182,10 +182,10 @@ def _tokenizer_lines(configs: dict[str, ConfigEntry]) -> str:
     seen: dict[tuple, set] = defaultdict(set)
     for name, e in configs.items():
         t = e.tokenizer
-        seen[(t.alias, t.spec, t.identity, t.fingerprint)].add(name)
+        seen[(t.alias, t.location, t.identity, t.fingerprint)].add(name)
     lines = []
-    for (alias, spec, identity, fp), names in sorted(seen.items()):
-        lines.append(f"- `{alias}` = `{identity}` (spec `{spec}`, fingerprint `{fp[:16]}…`): {len(names)} config(s)")
+    for (alias, location, identity, fp), names in sorted(seen.items()):
+        lines.append(f"- `{alias}` = `{identity}` (spec `{location}`, fingerprint `{fp[:16]}…`): {len(names)} config(s)")
     return "\n".join(lines) if lines else "- (no configs yet)"
 
 

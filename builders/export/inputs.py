@@ -67,34 +67,34 @@ class InputsRecipe:
 
     mirror: str | None
     cache_dir: str | None
-    tokenizer_specs: dict[str, str]
+    tokenizer_locations: dict[str, str]
     full_count: bool = False
 
     def load(self) -> BuildInputs:
         """The inputs this recipe describes (sources and tokenizers loaded in this process)."""
-        return BuildInputs(self.mirror, self.cache_dir, self.tokenizer_specs, self.full_count)
+        return BuildInputs(self.mirror, self.cache_dir, self.tokenizer_locations, self.full_count)
 
 
 class BuildInputs:
     """Sources, tokenizers and a row generator, loaded once per process."""
 
     def __init__(self, mirror: str | None = None, cache_dir: str | None = None,
-                 tokenizer_specs: dict[str, str] | None = None, full_count: bool = False):
+                 tokenizer_locations: dict[str, str] | None = None, full_count: bool = False):
         self.mirror = mirror
         self.cache_dir = cache_dir
         self.full_count = full_count  # tokenise every candidate prompt whole (same rows, slower)
         self.sources = load_sources(mirror, cache_dir)
-        self.tokenizers = TokenizerRegistry(dict(tokenizer_specs or {}))
+        self.tokenizers = TokenizerRegistry(dict(tokenizer_locations or {}))
         self.generator = RowGenerator(self.sources, self.tokenizers, full_count)
 
     @property
-    def tokenizer_specs(self) -> dict[str, str]:
-        """Alias → spec of every registered tokenizer that is not built in (what a worker process needs)."""
-        return {a: s for a, s in self.tokenizers.specs.items() if a not in BUILTIN_TOKENIZERS}
+    def tokenizer_locations(self) -> dict[str, str]:
+        """Alias → location of every registered tokenizer that is not built in (what a worker process needs)."""
+        return {a: s for a, s in self.tokenizers.locations.items() if a not in BUILTIN_TOKENIZERS}
 
     def recipe(self) -> InputsRecipe:
         """How another process makes the same inputs."""
-        return InputsRecipe(self.mirror, self.cache_dir, self.tokenizer_specs, self.full_count)
+        return InputsRecipe(self.mirror, self.cache_dir, self.tokenizer_locations, self.full_count)
 
     def tokenizer_record(self, alias: str) -> TokenizerRecord:
         """What the manifest records about the tokenizer behind ``alias``."""

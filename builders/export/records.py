@@ -30,7 +30,7 @@ class TokenizerRecord:
 
     alias: str
     kind: str
-    spec: str
+    location: str  # recorded under "spec" (the --tokenizer ALIAS=SPEC of the build)
     identity: str
     fingerprint: str
 
@@ -40,8 +40,13 @@ class TokenizerRecord:
         doc = _require(doc, ("alias", "identity", "fingerprint"), where)
         return cls(doc["alias"], doc.get("kind", ""), doc.get("spec", ""), doc["identity"], doc["fingerprint"])
 
+    def to_json(self) -> dict:
+        """The manifest's tokenizer object."""
+        return {"alias": self.alias, "kind": self.kind, "spec": self.location, "identity": self.identity,
+                "fingerprint": self.fingerprint}
+
     def same_tokenizer(self, other: TokenizerRecord) -> bool:
-        """Same alias, identity and fingerprint (the spec may be spelled differently)."""
+        """Same alias, identity and fingerprint (the location may be spelled differently)."""
         return (self.alias, self.identity, self.fingerprint) == (other.alias, other.identity, other.fingerprint)
 
 
@@ -124,7 +129,7 @@ class ConfigInputs:
     def to_json(self) -> dict:
         """The input fields of a manifest entry."""
         doc = {f.name: getattr(self, f.name) for f in fields(ConfigInputs)}
-        doc["tokenizer"] = asdict(self.tokenizer)
+        doc["tokenizer"] = self.tokenizer.to_json()
         return doc
 
 

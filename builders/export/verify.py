@@ -85,10 +85,11 @@ def check_files(out: Path, manifest: Manifest, report: VerifyReport, log: Callab
 
 
 def recorded_tokenizers(configs: dict[str, ConfigEntry], overrides: dict[str, str] | None) -> dict[str, str]:
-    """Alias → spec of every non-built-in tokenizer the export records (overrides win)."""
-    specs = {e.tokenizer.alias: e.tokenizer.spec for e in configs.values() if e.tokenizer.alias not in BUILTIN_TOKENIZERS}
-    specs.update(overrides or {})
-    return specs
+    """Alias → location of every non-built-in tokenizer the export records (overrides win)."""
+    locations = {e.tokenizer.alias: e.tokenizer.location for e in configs.values()
+                 if e.tokenizer.alias not in BUILTIN_TOKENIZERS}
+    locations.update(overrides or {})
+    return locations
 
 
 def check_sources(manifest: Manifest, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> bool:
@@ -119,11 +120,11 @@ def check_tokenizers(configs: dict[str, ConfigEntry], inputs: BuildInputs, repor
         try:
             got = inputs.tokenizer_record(alias)
         except Exception as exc:
-            problems[alias] = f"tokenizer {alias} ({recorded.spec}) unavailable: {exc}"
+            problems[alias] = f"tokenizer {alias} ({recorded.location}) unavailable: {exc}"
             continue
         for key in ("identity", "fingerprint"):
             if getattr(got, key) != getattr(recorded, key):
-                problems[alias] = (f"tokenizer {alias} ({got.spec}) is not the recorded one: "
+                problems[alias] = (f"tokenizer {alias} ({got.location}) is not the recorded one: "
                                    f"{key} {getattr(got, key)!r} != recorded {getattr(recorded, key)!r}")
                 break
     for why in problems.values():
@@ -186,9 +187,9 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
         for name in configs:
             report.check(name)
         return report
-    specs = recorded_tokenizers(configs, tokenizer_overrides)
+    locations = recorded_tokenizers(configs, tokenizer_overrides)
     try:
-        inputs = BuildInputs(mirror, cache_dir, specs, full_count=True)  # rebuild with whole-prompt counts
+        inputs = BuildInputs(mirror, cache_dir, locations, full_count=True)  # rebuild with whole-prompt counts
     except OneRulerError as exc:
         report.problems.append(f"sources unavailable: {exc}")
         log(f"FAIL  sources unavailable: {exc}")
@@ -201,7 +202,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
             if check.identical:
                 check.problems.append("not rebuilt: sources differ")
         return report
-    rebuild(configs, inputs, tuple(specs), tok_problems, report, num_proc, progress)
+    rebuild(configs, inputs, tuple(locations), tok_problems, report, num_proc, progress)
     for name in sorted(report.results):
         check = report.results[name]
         log(f"{'ok   ' if check.identical else 'FAIL '} {name}: {check}")

@@ -4,6 +4,10 @@ Built-in aliases: ``cl100k`` (default; the text-control measure) and ``o200k``. 
 encoding by name, and any Hugging Face tokenizer by hub id or local folder/``tokenizer.json``, can be
 registered under a short alias (``--tokenizer llama3=PATH_OR_HUB_ID``). Counts never include
 special tokens (no BOS/EOS; special-token text is encoded as ordinary text).
+
+A tokenizer's *location* is what finds it: a tiktoken encoding name, a local folder or
+``tokenizer.json``, or a Hub id. The command line calls it SPEC (``--tokenizer ALIAS=SPEC``) and the
+export manifest records it under ``"spec"``; in the code it is always ``location``.
 """
 
 from __future__ import annotations
@@ -26,9 +30,9 @@ class Tokenizer:
 
     kind = "abstract"
 
-    def __init__(self, alias: str, spec: str):
+    def __init__(self, alias: str, location: str):
         self.alias = alias
-        self.spec = spec
+        self.location = location
 
     @property
     def identity(self) -> str:
@@ -58,11 +62,11 @@ class Tokenizer:
 
     def describe(self) -> dict:
         """What a manifest records to rebuild with the same tokenizer."""
-        return {"alias": self.alias, "kind": self.kind, "spec": self.spec, "identity": self.identity,
+        return {"alias": self.alias, "kind": self.kind, "location": self.location, "identity": self.identity,
                 "fingerprint": self.fingerprint}
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.alias}={self.spec}>"
+        return f"<{type(self).__name__} {self.alias}={self.location}>"
 
 
 class TiktokenTokenizer(Tokenizer):
@@ -70,17 +74,17 @@ class TiktokenTokenizer(Tokenizer):
 
     kind = "tiktoken"
 
-    def __init__(self, alias: str, spec: str):
-        super().__init__(alias, spec)
+    def __init__(self, alias: str, location: str):
+        super().__init__(alias, location)
         import tiktoken
 
         try:
-            self._enc = tiktoken.get_encoding(spec)
+            self._enc = tiktoken.get_encoding(location)
         except ValueError as exc:
-            raise TokenizerError(f"tokenizer {alias}={spec}: {exc}") from None
+            raise TokenizerError(f"tokenizer {alias}={location}: {exc}") from None
         except Exception as exc:  # network failure while fetching the rank file
             raise TokenizerError(
-                f"tokenizer {alias}={spec}: cannot load the tiktoken rank file ({type(exc).__name__}); "
+                f"tokenizer {alias}={location}: cannot load the tiktoken rank file ({type(exc).__name__}); "
                 f"offline? set TIKTOKEN_CACHE_DIR to a folder holding it (e.g. ../shared/tokenizers/tiktoken)"
             ) from None
 
@@ -117,42 +121,42 @@ class HFTokenizer(Tokenizer):
 
     kind = "huggingface"
 
-    def __init__(self, alias: str, spec: str):
-        super().__init__(alias, spec)
+    def __init__(self, alias: str, location: str):
+        super().__init__(alias, location)
         # Only tokenizer.json (pure data) is loaded, through `tokenizers`: no remote code ever runs.
         from tokenizers import Tokenizer as RustTokenizer
 
         self._json_path: Path | None = None
         self.hub_id: str | None = None
-        path = Path(spec).expanduser()
+        path = Path(location).expanduser()
         if path.exists():
             json_path = path / "tokenizer.json" if path.is_dir() else path
             if not json_path.is_file():
                 raise TokenizerError(
-                    f"tokenizer {alias}={spec}: no tokenizer.json in that folder "
+                    f"tokenizer {alias}={location}: no tokenizer.json in that folder "
                     f"(slow/sentencepiece-only tokenizers: convert with transformers first)"
                 )
             self._json_path = json_path
-        elif _HUB_ID_RE.match(spec):
-            self.hub_id = spec
+        elif _HUB_ID_RE.match(location):
+            self.hub_id = location
             try:
                 from huggingface_hub import hf_hub_download
 
-                self._json_path = Path(hf_hub_download(spec, "tokenizer.json"))
+                self._json_path = Path(hf_hub_download(location, "tokenizer.json"))
             except Exception as exc:
                 raise TokenizerError(
-                    f"tokenizer {alias}={spec}: cannot get tokenizer.json from the Hugging Face Hub "
+                    f"tokenizer {alias}={location}: cannot get tokenizer.json from the Hugging Face Hub "
                     f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
                     f"offline? pass a local folder instead"
                 ) from None
         else:
             raise TokenizerError(
-                f"tokenizer {alias}={spec}: not a tiktoken encoding, an existing path, or a hub id (org/name)"
+                f"tokenizer {alias}={location}: not a tiktoken encoding, an existing path, or a hub id (org/name)"
             )
         try:
             self._tok = RustTokenizer.from_file(str(self._json_path))
         except Exception as exc:
-            raise TokenizerError(f"tokenizer {alias}={spec}: {self._json_path} is not a valid tokenizer.json ({exc})") from None
+            raise TokenizerError(f"tokenizer {alias}={location}: {self._json_path} is not a valid tokenizer.json ({exc})") from None
         # Special-token text inside a prompt is plain text, as with tiktoken's encode_ordinary.
         self._tok.encode_special_tokens = True
 
@@ -192,61 +196,61 @@ class HFTokenizer(Tokenizer):
         return sha256_file(self._json_path)
 
 
-def load_tokenizer(alias: str, spec: str) -> Tokenizer:
-    """Resolve a spec: a tiktoken encoding name, else a local path, else a hub id."""
+def load_tokenizer(alias: str, location: str) -> Tokenizer:
+    """Resolve a location: a tiktoken encoding name, else a local path, else a hub id."""
     import tiktoken
 
-    if spec in tiktoken.list_encoding_names():
-        return TiktokenTokenizer(alias, spec)
-    return HFTokenizer(alias, spec)
+    if location in tiktoken.list_encoding_names():
+        return TiktokenTokenizer(alias, location)
+    return HFTokenizer(alias, location)
 
 
 def parse_tokenizer_option(option: str) -> tuple[str, str]:
     """``"llama3=../tok"`` → ``("llama3", "../tok")``; the alias must be a short config-name suffix."""
-    alias, sep, spec = option.partition("=")
+    alias, sep, location = option.partition("=")
     alias = alias.strip()
-    if not sep or not alias or not spec.strip():
+    if not sep or not alias or not location.strip():
         raise TokenizerError(f"--tokenizer {option!r}: expected ALIAS=SPEC, e.g. llama3=meta-llama/Meta-Llama-3-8B")
     if not valid_alias(alias):
         raise TokenizerError(f"--tokenizer {option!r}: alias {alias!r} must be {ALIAS_RULE} (no '_')")
-    return alias, spec.strip()
+    return alias, location.strip()
 
 
 def parse_tokenizer_options(options: Iterable[str]) -> dict[str, str]:
     """``["llama3=PATH", ...]`` → ``{"llama3": "PATH"}`` (errors name the faulty option)."""
     out: dict[str, str] = {}
     for option in options:
-        alias, spec = parse_tokenizer_option(option)
-        if alias in out and out[alias] != spec:
-            raise TokenizerError(f"--tokenizer {alias}: given twice with different specs ({out[alias]!r}, {spec!r})")
-        out[alias] = spec
+        alias, location = parse_tokenizer_option(option)
+        if alias in out and out[alias] != location:
+            raise TokenizerError(f"--tokenizer {alias}: given twice with different locations ({out[alias]!r}, {location!r})")
+        out[alias] = location
     return out
 
 
 class TokenizerRegistry:
     """Aliases → tokenizers, loaded on first use. Built-ins: cl100k, o200k."""
 
-    def __init__(self, specs: dict[str, str] | Iterable[str] | None = None):
-        self.specs: dict[str, str] = dict(BUILTIN_TOKENIZERS)
-        if specs:
-            items = specs.items() if isinstance(specs, dict) else (parse_tokenizer_option(o) for o in specs)
-            for alias, spec in items:
-                if alias in BUILTIN_TOKENIZERS and spec != BUILTIN_TOKENIZERS[alias]:
-                    raise TokenizerError(f"--tokenizer {alias}={spec}: {alias!r} is a built-in alias for {BUILTIN_TOKENIZERS[alias]}; pick another alias")
-                self.specs[alias] = spec
+    def __init__(self, locations: dict[str, str] | Iterable[str] | None = None):
+        self.locations: dict[str, str] = dict(BUILTIN_TOKENIZERS)
+        if locations:
+            items = locations.items() if isinstance(locations, dict) else (parse_tokenizer_option(o) for o in locations)
+            for alias, location in items:
+                if alias in BUILTIN_TOKENIZERS and location != BUILTIN_TOKENIZERS[alias]:
+                    raise TokenizerError(f"--tokenizer {alias}={location}: {alias!r} is a built-in alias for {BUILTIN_TOKENIZERS[alias]}; pick another alias")
+                self.locations[alias] = location
         self._loaded: dict[str, Tokenizer] = {}
 
     @property
     def aliases(self) -> tuple[str, ...]:
-        return tuple(self.specs)
+        return tuple(self.locations)
 
     def get(self, alias: str) -> Tokenizer:
         """The tokenizer registered under ``alias`` (error lists the known aliases)."""
-        if alias not in self.specs:
+        if alias not in self.locations:
             raise TokenizerError(
-                f"unknown tokenizer alias {alias!r}; known: {', '.join(self.specs)} "
+                f"unknown tokenizer alias {alias!r}; known: {', '.join(self.locations)} "
                 f"(register one with --tokenizer {alias}=HUB_ID_OR_PATH)"
             )
         if alias not in self._loaded:
-            self._loaded[alias] = load_tokenizer(alias, self.specs[alias])
+            self._loaded[alias] = load_tokenizer(alias, self.locations[alias])
         return self._loaded[alias]

@@ -38,13 +38,13 @@ INT_KEYS = {"samples": DEFAULT_SAMPLES, "data_seed": DEFAULT_SEED}
 class RowSource:
     """Where a task's rows come from: ``dataset`` (frozen rows) or generation with a tokenizer.
 
-    ``alias``/``spec``: the measuring tokenizer (``cl100k`` = text-control, the export's rows);
+    ``alias``/``tokenizer_location``: the measuring tokenizer (``cl100k`` = text-control, the export's rows);
     in dataset mode ``alias`` only selects the config suffix.
     """
 
     dataset: str | None
     alias: str = DEFAULT_ALIAS
-    spec: str = BUILTIN_TOKENIZERS[DEFAULT_ALIAS]
+    tokenizer_location: str = BUILTIN_TOKENIZERS[DEFAULT_ALIAS]
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
 
@@ -61,29 +61,29 @@ class RowSource:
         """One line for the log: what the rows are."""
         if self.dataset:
             return f"rows read from dataset {self.dataset!r}"
-        how = f"tokenizer {self.alias}={self.spec}" if self.token_control else "cl100k (text-control)"
+        how = f"tokenizer {self.alias}={self.tokenizer_location}" if self.token_control else "cl100k (text-control)"
         return f"rows generated from the pinned sources, lengths measured with {how}"
 
 
-def derived_alias(spec: str) -> str:
-    """A config-name suffix for a tokenizer spec: its last path part, lower-cased, ``_`` → ``-``.
+def derived_alias(location: str) -> str:
+    """A config-name suffix for a tokenizer location: its last path part, lower-cased, ``_`` → ``-``.
 
     ``meta-llama/Meta-Llama-3-8B`` → ``meta-llama-3-8b``; a built-in tiktoken name keeps its alias.
     """
     for alias, name in BUILTIN_TOKENIZERS.items():
-        if spec in (alias, name):
+        if location in (alias, name):
             return alias
-    alias = re.sub(r"[^a-z0-9.\-]+", "-", PurePath(spec.rstrip("/\\")).name.lower()).strip("-.")
+    alias = re.sub(r"[^a-z0-9.\-]+", "-", PurePath(location.rstrip("/\\")).name.lower()).strip("-.")
     if RESERVED_ALIAS_RE.match(alias):  # ``at3-chat`` would read as a depth part: keep it an alias
         alias = f"tok-{alias}"
     if not alias or not ALIAS_RE.match(alias):
-        raise OneRulerError(f"lm-eval metadata: cannot derive a tokenizer alias from {spec!r}; "
+        raise OneRulerError(f"lm-eval metadata: cannot derive a tokenizer alias from {location!r}; "
                             f"pass \"tokenizer\": \"ALIAS=SPEC\"")
     return alias
 
 
 def tokenizer_choice(meta: dict[str, Any]) -> tuple[str, str] | None:
-    """(alias, spec) asked for by ``tokenizer`` or the model's ``pretrained``; None: text-control."""
+    """(alias, location) asked for by ``tokenizer`` or the model's ``pretrained``; None: text-control."""
     for key in ("tokenizer", "pretrained"):
         value = meta.get(key)
         if value is None or value == "":
@@ -119,15 +119,15 @@ def row_source(meta: dict[str, Any]) -> RowSource:
                                 f"dataset {dataset!r} has fixed rows (unset {DATASET_ENV} / 'dataset' to generate)")
         explicit = meta.get("tokenizer")
         if isinstance(explicit, str) and "=" in explicit:
-            alias, spec = parse_tokenizer_option(explicit)
-            return RowSource(dataset, alias, spec)
+            alias, location = parse_tokenizer_option(explicit)
+            return RowSource(dataset, alias, location)
         return RowSource(dataset)
     choice = tokenizer_choice(meta)
-    alias, spec = choice if choice else (DEFAULT_ALIAS, BUILTIN_TOKENIZERS[DEFAULT_ALIAS])
-    if alias in BUILTIN_TOKENIZERS and spec != BUILTIN_TOKENIZERS[alias]:
-        raise OneRulerError(f"lm-eval metadata: tokenizer {alias}={spec}: {alias!r} is the built-in alias for "
+    alias, location = choice if choice else (DEFAULT_ALIAS, BUILTIN_TOKENIZERS[DEFAULT_ALIAS])
+    if alias in BUILTIN_TOKENIZERS and location != BUILTIN_TOKENIZERS[alias]:
+        raise OneRulerError(f"lm-eval metadata: tokenizer {alias}={location}: {alias!r} is the built-in alias for "
                             f"{BUILTIN_TOKENIZERS[alias]}; pick another alias")
-    return RowSource(None, alias, spec, _int_option(meta, "samples"), _int_option(meta, "data_seed"))
+    return RowSource(None, alias, location, _int_option(meta, "samples"), _int_option(meta, "data_seed"))
 
 
 def scoring_options(meta: dict[str, Any]) -> ScoringOptions:

@@ -27,7 +27,7 @@ TASK_COLUMNS = ("id", "config", "task", "instruction_language", "input", "answer
 @functools.lru_cache(maxsize=4)
 def build_inputs(tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
     """Sources, tokenizers and a row generator, loaded once per process and tokenizer set."""
-    return BuildInputs(tokenizer_specs=dict(tokenizers))
+    return BuildInputs(tokenizer_locations=dict(tokenizers))
 
 
 @functools.lru_cache(maxsize=8)
@@ -51,7 +51,7 @@ def generated_rows(config: str, source: RowSource):
 
     aliases = [source.alias] if source.token_control else []
     spec = parse_config_name(source.config_name(config), aliases)
-    inputs = build_inputs(((source.alias, source.spec),) if source.token_control else ())
+    inputs = build_inputs(((source.alias, source.tokenizer_location),) if source.token_control else ())
     rows = list(inputs.rows(spec, source.samples, source.seed))
     return datasets.Dataset.from_list(rows, features=FEATURES)
 

@@ -164,7 +164,7 @@ async def server_counts(client: ServerClient, refs: list[RowRef], prompts: Promp
     return counts
 
 
-def local_counter(spec: str, chat: bool) -> tuple[Callable[[str], int], str]:
+def local_counter(location: str, chat: bool) -> tuple[Callable[[str], int], str]:
     """(text → tokens as the server will count them, description) for ``--tokenizer SPEC``.
 
     With ``transformers`` installed and a tokenizer that has a chat template, the template is
@@ -175,39 +175,39 @@ def local_counter(spec: str, chat: bool) -> tuple[Callable[[str], int], str]:
     try:
         import tiktoken
 
-        enc = tiktoken.get_encoding(spec)
+        enc = tiktoken.get_encoding(location)
         return (lambda text: len(enc.encode(text, disallowed_special=())) + allowance), \
-            f"tiktoken {spec} + {allowance} tokens for the template"
+            f"tiktoken {location} + {allowance} tokens for the template"
     except (ValueError, KeyError):
         pass
     try:
         from transformers import AutoTokenizer  # optional extra: applies the model's own chat template
 
-        tok = AutoTokenizer.from_pretrained(spec)
+        tok = AutoTokenizer.from_pretrained(location)
         if chat and getattr(tok, "chat_template", None):
             return (lambda text: len(tok.apply_chat_template([{"role": "user", "content": text}],
                                                              add_generation_prompt=True, tokenize=True))), \
-                f"tokenizer {spec} with its chat template"
-        return (lambda text: len(tok(text)["input_ids"]) + (allowance if chat else 0)), f"tokenizer {spec}"
+                f"tokenizer {location} with its chat template"
+        return (lambda text: len(tok(text)["input_ids"]) + (allowance if chat else 0)), f"tokenizer {location}"
     except Exception:  # noqa: BLE001 - no transformers, or not a transformers tokenizer: try `tokenizers`
         pass
-    return _tokenizers_counter(spec, allowance)
+    return _tokenizers_counter(location, allowance)
 
 
-def _tokenizers_counter(spec: str, allowance: int) -> tuple[Callable[[str], int], str]:
+def _tokenizers_counter(location: str, allowance: int) -> tuple[Callable[[str], int], str]:
     from pathlib import Path
 
     from tokenizers import Tokenizer
 
     try:
-        path = Path(spec).expanduser()
+        path = Path(location).expanduser()
         tok = Tokenizer.from_file(str(path / "tokenizer.json" if path.is_dir() else path)) if path.exists() \
-            else Tokenizer.from_pretrained(spec)
+            else Tokenizer.from_pretrained(location)
     except Exception as exc:  # noqa: BLE001
-        raise OneRulerError(f"--tokenizer {spec!r}: not a tiktoken encoding, a folder with tokenizer.json, "
+        raise OneRulerError(f"--tokenizer {location!r}: not a tiktoken encoding, a folder with tokenizer.json, "
                             f"or a loadable Hub tokenizer ({exc})") from None
     return (lambda text: len(tok.encode(text, add_special_tokens=True).ids) + allowance), \
-        f"tokenizer {spec} + {allowance} tokens for the template"
+        f"tokenizer {location} + {allowance} tokens for the template"
 
 
 async def pool_window(pool: ServerPool | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:

@@ -32,7 +32,7 @@ def export_dir(tmp_path_factory, source_cache):
     """A pristine export: two text-control configs and one Llama-3 token-control config."""
     out = tmp_path_factory.mktemp("verify") / "oneruler"
     build_dataset(["da_mk_niah_8k", "da_s_niah_8k", "da_s_niah_8k_llama3"], out, samples=2,
-                  tokenizer_specs={"llama3": str(LLAMA3)}, cache_dir=str(source_cache), progress=False)
+                  tokenizer_locations={"llama3": str(LLAMA3)}, cache_dir=str(source_cache), progress=False)
     return out
 
 

@@ -19,7 +19,7 @@ class CountingTokenizer(Tokenizer):
     """A real tokenizer that counts how many texts it was asked to encode."""
 
     def __init__(self, inner: Tokenizer):
-        super().__init__(inner.alias, inner.spec)
+        super().__init__(inner.alias, inner.location)
         self.inner = inner
         self.calls = 0
 

@@ -38,7 +38,7 @@ def test_identities_are_machine_independent(registry):
     assert registry.get("cl100k").identity == "cl100k_base"
     assert registry.get("o200k").identity == "o200k_base"
     ident = registry.get("llama3").identity
-    assert ident.startswith("tokenizer.json@sha256:") and str(registry.get("llama3").spec) not in ident
+    assert ident.startswith("tokenizer.json@sha256:") and str(registry.get("llama3").location) not in ident
     assert len(registry.get("cl100k").fingerprint) == 64
     assert registry.get("cl100k").fingerprint != registry.get("o200k").fingerprint
 

@@ -16,7 +16,7 @@ def no_dataset_env(monkeypatch):
 
 def test_default_is_text_control_generation_of_the_papers_set():
     source = row_source({"model": "gpt-4o", "base_url": "http://x", "version": 1.0})
-    got = (source.dataset, source.alias, source.spec, source.samples, source.seed)
+    got = (source.dataset, source.alias, source.tokenizer_location, source.samples, source.seed)
     assert got == (None, "cl100k", "cl100k_base", 50, 42)
     assert source.config_name("pl_s_niah_8k") == "pl_s_niah_8k"  # an API model name is never taken for a tokenizer
 
@@ -47,7 +47,7 @@ def test_generation_settings_are_refused_with_a_dataset():
 ])
 def test_generation_tokenizer(meta, alias, spec):
     source = row_source(meta)
-    assert (source.alias, source.spec) == (alias, spec)
+    assert (source.alias, source.tokenizer_location) == (alias, spec)
     assert source.config_name("en_s_niah_8k") == ("en_s_niah_8k" if alias == "cl100k" else f"en_s_niah_8k_{alias}")
 
 
