@@ -27,6 +27,9 @@ LOW_COUNT = 0.1  # server count / num_tokens under which a chat template probabl
 PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.prompts: rows with prompts, per config
 
 
+class ServerUnreachable(OneRulerError):
+    """A server did not answer at all (no connection), as opposed to answering with an error."""
+
 
 @dataclass(frozen=True)
 class Window:
@@ -106,7 +109,7 @@ async def learn_window(client: ServerClient, max_model_len: int | None, offline_
         if max_model_len is not None and offline_ok:  # the window is given: a dry run goes on without the server
             return Window(max_model_len, "--max-model-len"), [f"{client.base_url} is unreachable: prompts are estimated"]
         if not offline_ok:
-            raise OneRulerError(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
+            raise ServerUnreachable(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
         return Window(None, "server unreachable"), [f"{client.base_url} is unreachable: the window is unknown"]
     facts: ServerFacts = client.facts
     warnings = list(facts.notes)
@@ -226,8 +229,8 @@ async def pool_window(pool: ServerPool | None, max_model_len: int | None, offlin
         only = len(pool.servers) == 1
         try:
             window, said = await learn_window(server.client, max_model_len, offline_ok and only)
-        except OneRulerError as exc:
-            if only or "cannot reach" not in str(exc):
+        except ServerUnreachable:
+            if only:
                 raise
             pool.take_out(server, "unreachable at the start")
             continue
