@@ -201,9 +201,12 @@ def group_curves_png(lengths: list[str], curves: dict[str, list], model: str) ->
                 xs = [i for i, _ in points]
                 line, = ax.plot(xs, [100 * c.accuracy for _, c in points], marker=MARKERS[n % len(MARKERS)], label=name)
                 bands = [(i, c.interval) for i, c in points if c.interval is not None]
-                if bands:
+                if len(bands) > 1:
                     ax.fill_between([i for i, _ in bands], [100 * b.low for _, b in bands], [100 * b.high for _, b in bands],
                                     color=line.get_color(), alpha=0.15, linewidth=0)
+                elif bands:  # a band over one length has no width: draw the interval as a bar
+                    (i, b), = bands
+                    ax.vlines(i, 100 * b.low, 100 * b.high, color=line.get_color(), alpha=0.5, linewidth=6)
         ax.set_xticks(range(len(lengths)), lengths)
         ax.set_ylim(0, 100)
         ax.set_xlabel("context length")
