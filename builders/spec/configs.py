@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import fnmatch
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -262,13 +263,15 @@ def iter_standard_configs() -> Iterator[ConfigSpec]:
     for lang in LANGUAGE_CODES:
         for length in STANDARD_LENGTHS:
             yield ConfigSpec(lang, "s_niah_nonone", length)
-    for ctx in CROSS_LINGUAL_LANGUAGES:
-        for inst in CROSS_LINGUAL_LANGUAGES:
-            if ctx == inst:
-                continue
-            for task in CROSS_LINGUAL_TASKS:
-                for length in STANDARD_LENGTHS:
-                    yield ConfigSpec(ctx, task, length, inst)
+    for ctx, inst in cross_lingual_pairs():
+        for task in CROSS_LINGUAL_TASKS:
+            for length in STANDARD_LENGTHS:
+                yield ConfigSpec(ctx, task, length, inst)
+
+
+def cross_lingual_pairs() -> Iterator[tuple[str, str]]:
+    """(context, instruction) language pairs of the grids' cross-lingual configs: en, ko, pl in both directions."""
+    return itertools.permutations(CROSS_LINGUAL_LANGUAGES, 2)
 
 
 def iter_standard_names() -> Iterator[str]:

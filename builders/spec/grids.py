@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, iter_standard_configs
-from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES
+from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, cross_lingual_pairs, iter_standard_configs
+from .languages import LANGUAGE_CODES
 
 SWEEP_DEPTHS: tuple[int, ...] = tuple(range(0, 101, 10))
 CROSS_DEPTHS: tuple[int, ...] = (0, 25, 50, 75, 100)
@@ -26,13 +26,10 @@ def iter_depth_configs() -> Iterator[ConfigSpec]:
         for length in STANDARD_LENGTHS:
             for depth in SWEEP_DEPTHS:
                 yield ConfigSpec(lang, "s_niah", length, depth=depth)
-    for ctx in CROSS_LINGUAL_LANGUAGES:
-        for inst in CROSS_LINGUAL_LANGUAGES:
-            if ctx == inst:
-                continue
-            for length in STANDARD_LENGTHS:
-                for depth in CROSS_DEPTHS:
-                    yield ConfigSpec(ctx, "s_niah", length, inst, depth=depth)
+    for ctx, inst in cross_lingual_pairs():
+        for length in STANDARD_LENGTHS:
+            for depth in CROSS_DEPTHS:
+                yield ConfigSpec(ctx, "s_niah", length, inst, depth=depth)
 
 
 def iter_evidence_configs() -> Iterator[ConfigSpec]:
