@@ -16,7 +16,6 @@ from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS, get_task, multi_value_form
 from .frontmatter import export_languages, front_matter_yaml
-from .layout import README_NAME
 from .records import ConfigEntry, Manifest
 
 TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "dataset_card.md"

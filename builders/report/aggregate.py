@@ -4,7 +4,6 @@ computed from scored records, each accuracy with its 95 % interval."""
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -211,19 +211,24 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
     return result
 
 
+def pool_slots(s: RunSettings, pre: Preflight) -> int | None:
+    """Requests the pool works on at once: the server's parallel slots times its servers (None: not said)."""
+    slots = pre.server.slots if pre.server is not None else None
+    return slots * len(s.server.base_urls) if slots else None
+
+
 def choose_concurrency(s: RunSettings, pre: Preflight) -> int:
-    """``--concurrency``, else the server's parallel slots (times the servers of the pool), else the default."""
+    """``--concurrency``, else the pool's parallel slots, else the default."""
     if s.concurrency is not None:
         return s.concurrency
-    slots = pre.server.slots if pre.server is not None else None
-    return slots * len(s.server.base_urls) if slots else DEFAULT_CONCURRENCY
+    return pool_slots(s, pre) or DEFAULT_CONCURRENCY
 
 
 def announce(pre: Preflight, s: RunSettings, concurrency: int, skipped: int, log: Callable[[str], None]) -> None:
     """Everything the preflight learnt, before the first request (a killed run has shown it too)."""
     log(pre.describe())
     slots = pre.server.slots if pre.server is not None else None
-    if slots and concurrency > slots * len(s.server.base_urls):
+    if slots and concurrency > pool_slots(s, pre):
         pre.warnings.append(f"--concurrency {concurrency} is more than the {slots} parallel slot(s) the server works on: "
                             f"the other requests wait in its queue, and that wait counts against --timeout "
                             f"{s.server.retry.timeout_s:g} s")
