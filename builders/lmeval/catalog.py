@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.configs import STANDARD_LENGTHS, ConfigSpec, iter_standard_configs, render_length
-from ..spec.grids import EVIDENCE_VALUES, iter_depth_configs, iter_evidence_configs
+from ..spec.grids import EVIDENCE_VALUES, GRIDS, iter_depth_configs, iter_evidence_configs
 from ..spec.languages import LANGUAGE_CODES
 from ..spec.tasks import MAIN_TASKS, TASKS, get_task
 
@@ -47,7 +47,7 @@ def is_main(spec: ConfigSpec) -> bool:
 
 def task_entries() -> list[TaskEntry]:
     """Every task: the standard grid's, then the depth and evidence sweeps', each in grid order."""
-    specs = [*iter_standard_configs(), *iter_depth_configs(), *iter_evidence_configs()]
+    specs = [s for make in GRIDS.values() for s in make()]
     return [TaskEntry(task_name(s), s.name, s.task, get_task(s.task).reserve) for s in specs]
 
 
