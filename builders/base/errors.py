@@ -8,12 +8,38 @@ from __future__ import annotations
 import errno
 import os
 import re
+from typing import Callable
 
 
 class OneRulerError(Exception):
-    """Base class: a clear message naming the thing at fault. Exit code 2 (bad input)."""
+    """Base class: a clear message naming the thing at fault. Exit code 2 (bad input).
+
+    Below the command line a message names a setting by its name (``concurrency``, ``skip_overlong``:
+    the field of the settings object a Python caller passes); ``settings`` lists the names it uses,
+    so that the command line can word each one as its flag (``--concurrency``) and nothing else.
+    """
 
     exit_code = 2
+
+    def __init__(self, message: str = "", *, settings: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.settings = tuple(settings)
+
+    def worded(self, flag_of: Callable[[str], str]) -> str:
+        """The message with each setting it names (as a whole word) replaced by ``flag_of(name)``."""
+        text = str(self)
+        for name in sorted(self.settings, key=len, reverse=True):
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lambda _m, n=name: flag_of(n), text)
+        return text
+
+
+class SettingError(OneRulerError):
+    """A setting has a value it cannot have: ``str()`` is ``"<setting> <problem>"``, e.g.
+    ``concurrency must be at least 1 (got 0)``; the command line says ``--concurrency must ...``."""
+
+    def __init__(self, setting: str, problem: str, *, settings: tuple[str, ...] = ()):
+        super().__init__(f"{setting} {problem}", settings=(setting, *settings))
+        self.setting, self.problem = setting, problem
 
 
 class SourceError(OneRulerError):

@@ -26,6 +26,15 @@ OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a small
                  "(or free memory for this process)")
 
 
+# Settings whose flag is not ``--`` + the name with ``-`` for ``_`` (names as the settings objects spell them).
+SETTING_FLAGS: dict[str, str] = {}
+
+
+def flag_of(setting: str) -> str:
+    """The command-line flag of a setting named below the CLI (``skip_overlong`` -> ``--skip-overlong``)."""
+    return SETTING_FLAGS.get(setting) or "--" + setting.replace("_", "-")
+
+
 def fail(message: str, exit_code: int = 2) -> None:
     """Print ``error: message`` to stderr and exit."""
     click.echo(f"error: {message}", err=True)
@@ -40,7 +49,7 @@ def cli_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except OneRulerError as exc:
-            fail(str(exc), exc.exit_code)
+            fail(exc.worded(flag_of), exc.exit_code)
         except ValueError as exc:
             fail(str(exc), 2)
         except BrokenPipeError:  # `oneruler list '*' | head`: the reader left; nothing to report

@@ -28,3 +28,27 @@ def test_errors_without_a_path_or_a_known_errno_stay_readable():
     assert describe_os_error(OSError(errno.EXDEV, "Invalid cross-device link", "a", None, "b")) == "a -> b: Invalid cross-device link"
     assert os_errno(OSError("IOError: Error writing bytes. Detail: [errno 28] No space left")) == errno.ENOSPC
     assert os_errno(OSError("no number here")) is None
+
+
+def test_a_setting_error_names_the_setting_and_the_cli_words_it_as_its_flag():
+    from builders.base.errors import SettingError
+    from builders.cli.handler import SETTING_FLAGS, flag_of
+
+    exc = SettingError("max_failed", "must be a count or a share (got 'x')")
+    assert str(exc) == "max_failed must be a count or a share (got 'x')"
+    assert exc.worded(flag_of) == "--max-failed must be a count or a share (got 'x')"
+    SETTING_FLAGS["records"] = "--out"
+    try:
+        assert SettingError("records", "is required").worded(flag_of) == "--out is required"
+    finally:
+        del SETTING_FLAGS["records"]
+
+
+def test_only_whole_setting_names_are_worded_as_flags():
+    from builders.base.errors import OneRulerError
+    from builders.cli.handler import flag_of
+
+    exc = OneRulerError("pass skip_overlong to run the rest (not skip_overlong_rows, not my-skip_overlong)",
+                        settings=("skip_overlong",))
+    assert exc.worded(flag_of) == "pass --skip-overlong to run the rest (not skip_overlong_rows, not my-skip_overlong)"
+    assert OneRulerError("plain").worded(flag_of) == "plain" and OneRulerError("plain").settings == ()
