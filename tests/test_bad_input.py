@@ -259,9 +259,11 @@ CASES = [
 def pristine(tmp_path_factory, source_cache) -> Path:
     """A real 2-config export (seed 42, samples 2); building it also fills the shared source cache."""
     from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
 
     out = tmp_path_factory.mktemp("battery") / "export"
-    build_dataset(["pl_s_niah_8k", "pl_s_niah_1000"], out, samples=2, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["pl_s_niah_8k", "pl_s_niah_1000"], out,
+                               samples=2, cache_dir=str(source_cache), progress=False))
     return out
 
 

@@ -11,24 +11,52 @@ import re
 from typing import Callable
 
 
+# A setting's name marked inside a message (``named_setting``): the command line words exactly the
+# marked places, where a whole-word match would also catch a path (``/tmp/out``) or prose ("one seed").
+_MARK = "\x00"
+_MARKED = re.compile(f"{_MARK}([^{_MARK}]+){_MARK}")
+
+
+def named_setting(name: str) -> str:
+    """``name`` marked as a setting inside an error message: ``str()`` of the error reads ``name``, the command
+    line's ``error:`` line its flag (``OneRulerError.worded``). Only for text that becomes an error's message."""
+    return f"{_MARK}{name}{_MARK}"
+
+
+def _restore(cls: type, args: tuple, state: dict) -> BaseException:
+    exc = cls.__new__(cls, *args)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
 class OneRulerError(Exception):
     """Base class: a clear message naming the thing at fault. Exit code 2 (bad input).
 
     Below the command line a message names a setting by its name (``concurrency``, ``skip_overlong``:
     the field of the settings object a Python caller passes); ``settings`` lists the names it uses,
     so that the command line can word each one as its flag (``--concurrency``) and nothing else.
+    A name marked with ``named_setting`` is worded where it stands and listed by itself; a name only
+    listed in ``settings`` is worded wherever it is a whole word.
     """
 
     exit_code = 2
 
     def __init__(self, message: str = "", *, settings: tuple[str, ...] = ()):
-        super().__init__(message)
-        self.settings = tuple(settings)
+        super().__init__(_MARKED.sub(r"\1", message))
+        self.marked = message  # the message with its marked settings (to word it, or to quote it in another error)
+        self._whole_words = tuple(settings)
+        self.settings = tuple(dict.fromkeys((*settings, *_MARKED.findall(message))))
+
+    def __reduce__(self):
+        # a worker process's error reaches its parent whole, whatever a subclass's __init__ takes
+        return _restore, (type(self), self.args, self.__dict__)
 
     def worded(self, flag_of: Callable[[str], str]) -> str:
-        """The message with each setting it names (as a whole word) replaced by ``flag_of(name)``."""
-        text = str(self)
-        for name in sorted(self.settings, key=len, reverse=True):
+        """The message with each setting it names replaced by ``flag_of(name)``: every marked place, and every
+        whole-word occurrence of a name only listed in ``settings``."""
+        text = _MARKED.sub(lambda m: flag_of(m[1]), self.marked)
+        for name in sorted(self._whole_words, key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lambda _m, n=name: flag_of(n), text)
         return text
 
@@ -38,7 +66,7 @@ class SettingError(OneRulerError):
     ``concurrency must be at least 1 (got 0)``; the command line says ``--concurrency must ...``."""
 
     def __init__(self, setting: str, problem: str, *, settings: tuple[str, ...] = ()):
-        super().__init__(f"{setting} {problem}", settings=(setting, *settings))
+        super().__init__(f"{named_setting(setting)} {problem}", settings=(setting, *settings))
         self.setting, self.problem = setting, problem
 
 

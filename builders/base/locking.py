@@ -23,7 +23,7 @@ from typing import Callable
 
 from filelock import FileLock, Timeout
 
-from .errors import BusyError
+from .errors import BusyError, named_setting
 
 LOCK_NAME = ".oneruler.lock"
 POLL_S = 0.1
@@ -92,9 +92,9 @@ class FolderLock:
     def _busy_message(self, waited: bool) -> str:
         if waited:
             return (f"{self.folder}: still locked by {self.what} after waiting {self.wait:g} s (lock {self.path}); "
-                    f"wait longer with --wait SECONDS or write into another folder")
+                    f"wait longer with {named_setting('wait')} SECONDS or write into another folder")
         return (f"{self.folder}: locked by {self.what} that is writing into it (lock {self.path}); "
-                f"let it finish, pass --wait SECONDS to queue behind it, or write into another folder")
+                f"let it finish, pass {named_setting('wait')} SECONDS to queue behind it, or write into another folder")
 
     def release(self) -> None:
         """Delete the lock file, then release the lock (idempotent)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .handler import cli_errors
+from .handler import cli_errors, flag_of
 from .options import (
     echo_err,
     full_count_option,
@@ -40,16 +40,16 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
     """Build configs (names, or globs over the standard grid or the --grid sweep) into the export folder --out."""
     from ..base.errors import OneRulerError
     from ..export.build import build_dataset
+    from ..export.request import BuildRequest
     from ..generate.tokenizer import parse_tokenizer_options
 
     if not patterns and grid is None:
         raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k', "
                             "or a grid with --grid standard|depth|evidence")
-    tokenizer_locations = parse_tokenizer_options(tokenizers)
-    summary = build_dataset(patterns or ["*"], out_dir, samples=samples, seed=seed, num_proc=num_proc,
-                            tokenizer_locations=tokenizer_locations, mirror=mirror, cache_dir=cache_dir, force=force,
-                            progress=not quiet, log=echo_err, wait=wait, full_count=full_count,
-                            grid=grid or "standard")
+    request = BuildRequest(patterns or ("*",), out_dir, grid=grid or "standard", samples=samples, seed=seed,
+                           num_proc=num_proc, tokenizers=parse_tokenizer_options(tokenizers), mirror=mirror,
+                           cache_dir=cache_dir, force=force, wait=wait, full_count=full_count, progress=not quiet)
+    summary = build_dataset(request, log=echo_err, name_setting=flag_of)
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
         f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "
@@ -74,7 +74,7 @@ def verify_command(out_dir, num_proc, mirror, cache_dir, tokenizers, checksums_o
 
     report = verify_export(out_dir, mirror=mirror, cache_dir=cache_dir, num_proc=num_proc,
                            tokenizer_overrides=parse_tokenizer_options(tokenizers),
-                           checksums_only=checksums_only, progress=not quiet, log=click.echo)
+                           checksums_only=checksums_only, progress=not quiet, log=click.echo, name_setting=flag_of)
     n_ok = sum(check.identical for check in report.results.values())
     if not report.ok:
         found = []

@@ -27,7 +27,7 @@ OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a small
 
 
 # Settings whose flag is not ``--`` + the name with ``-`` for ``_`` (names as the settings objects spell them).
-SETTING_FLAGS: dict[str, str] = {}
+SETTING_FLAGS: dict[str, str] = {"tokenizers": "--tokenizer"}
 
 
 def flag_of(setting: str) -> str:

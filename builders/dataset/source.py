@@ -11,7 +11,7 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..base.errors import OneRulerError, one_line
+from ..base.errors import OneRulerError, named_setting, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
@@ -54,13 +54,18 @@ class DatasetSource:
     hub_cache: str | None = None
 
     @classmethod
-    def open(cls, name: str, revision: str | None = None, option: str = "--revision",
+    def open(cls, name: str, revision: str | None = None, given_as: str = "revision",
              hub_cache: str | None = None) -> "DatasetSource":
-        """The source ``name`` names; a Hub revision (branch, tag, sha; None: main) is pinned to its commit now."""
+        """The source ``name`` names; a Hub revision (branch, tag, sha; None: main) is pinned to its commit now.
+
+        ``given_as``: what gave the revision, as an error names it (a setting's name such as ``revision``,
+        or words such as ``a revision``).
+        """
         folder = local_folder(name)
         if folder is not None:
             if revision is not None:
-                raise OneRulerError(f"{option} applies to Hub datasets; {name} is a local folder")
+                what = named_setting(given_as) if given_as.isidentifier() else given_as
+                raise OneRulerError(f"{what} applies to Hub datasets; {name} is a local folder")
             return cls(name, None, folder, hub_cache)
         return cls(name, hub.commit_of(name, revision), None, hub_cache)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..base.errors import CheckFailed, OneRulerError
+from ..base.errors import CheckFailed, OneRulerError, named_setting
 from .frontmatter import configs_data_files, parse_front_matter
 from .layout import MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
@@ -35,7 +35,7 @@ def _token() -> str:
 def _check_repo_id(repo_id: str) -> None:
     parts = repo_id.split("/")
     if len(parts) != 2 or not all(parts):
-        raise OneRulerError(f"--repo-id {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
+        raise OneRulerError(f"{named_setting('repo_id')} {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
 
 
 def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
@@ -58,7 +58,8 @@ def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
         raise OneRulerError(
             f"{out}: holds {len(configs):,} configs, more than the {MAX_CONFIGS:,} the Hub viewer shows per repository "
             f"(tokenizers: {', '.join(aliases)}); put each token-control tokenizer's configs in its own repository "
-            f"(build them into separate --out folders and push each to its own --repo-id)"
+            f"(build them into separate {named_setting('out')} folders and push each to its own "
+            f"{named_setting('repo_id')})"
         )
     bad = {name: why for name, why in check_shards(out, manifest).items() if why}
     if bad:

@@ -1,14 +1,16 @@
 """What a config's rows depend on besides (config, seed, samples): sources, tokenizers, generator code.
 
-``BuildInputs`` loads them once per process; ``generator_fingerprint`` hashes an explicit list of
-the modules that shape rows, so a change there forces a rebuild and a change elsewhere does not.
+``BuildInputs`` loads them when made (a build, a verify, lm-eval's generated rows; each worker
+process of a build makes its own from an ``InputsRecipe``); ``generator_fingerprint`` hashes an
+explicit list of the modules that shape rows, so a change there forces a rebuild and a change
+elsewhere does not.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator
 
@@ -55,7 +57,6 @@ def modules_hash(modules: tuple[str, ...]) -> str:
     return sha256_bytes(b"".join(parts))
 
 
-@functools.lru_cache(maxsize=1)
 def generator_fingerprint() -> str:
     """sha256 over the source of every module in GENERATOR_MODULES."""
     return modules_hash(GENERATOR_MODULES)
@@ -76,7 +77,8 @@ class InputsRecipe:
 
 
 class BuildInputs:
-    """Sources, tokenizers and a row generator, loaded once per process."""
+    """Sources, tokenizers and a row generator, loaded when made and kept as long as the object: one per build
+    (and per worker process of a build), per verify, per tokenizer set of an lm-eval process."""
 
     def __init__(self, mirror: str | None = None, cache_dir: str | None = None,
                  tokenizer_locations: dict[str, str] | None = None, full_count: bool = False):
@@ -90,7 +92,7 @@ class BuildInputs:
     @property
     def tokenizer_locations(self) -> dict[str, str]:
         """Alias → location of every registered tokenizer that is not built in (what a worker process needs)."""
-        return {a: s for a, s in self.tokenizers.locations.items() if a not in BUILTIN_TOKENIZERS}
+        return {a: s for a, s in self.tokenizers.locations().items() if a not in BUILTIN_TOKENIZERS}
 
     def recipe(self) -> InputsRecipe:
         """How another process makes the same inputs."""
@@ -104,10 +106,15 @@ class BuildInputs:
         """The rows of one config, in index order."""
         return self.generator.rows(spec, samples, seed)
 
+    @cached_property
+    def generator_fingerprint(self) -> str:
+        """``generator_fingerprint()`` of the code these inputs build with, hashed once."""
+        return generator_fingerprint()
+
     def config_inputs(self, spec: ConfigSpec, samples: int, seed: int, versions: dict) -> ConfigInputs:
         """What the manifest records of a config's inputs (its shard is added once built)."""
         return ConfigInputs(seed, samples, self.tokenizer_record(spec.alias), spec.task, spec.context_language,
-                            spec.instruction_language, spec.length, versions, generator_fingerprint())
+                            spec.instruction_language, spec.length, versions, self.generator_fingerprint)
 
     def card_facts(self) -> dict:
         """The facts the card states, cached on disk beside the sources: ``fixes`` (data fixes),

@@ -63,5 +63,6 @@ class Journal:
             os.replace(staged, target)
 
     def discard(self) -> None:
-        """Remove the staging area (after a commit)."""
+        """Remove the staging area: after a commit (its shards moved into place), or after a failure that committed
+        nothing (its shards are of no use); what a killed build leaves stays for the next one to recover."""
         shutil.rmtree(self.root, ignore_errors=True)

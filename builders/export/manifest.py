@@ -1,7 +1,7 @@
 """``manifest.json`` of an export: what every shard was built from, in canonical JSON.
 
 Canonical (sorted keys, configs in name order, no timestamps), so two builds of the same configs
-from the same inputs are byte-identical whatever the build order or ``--num-proc``.
+from the same inputs are byte-identical whatever the build order or the number of worker processes.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Callable
 
 from ..base.errors import OneRulerError
 from ..base.files import TMP_PREFIX, sha256_file
@@ -65,9 +66,11 @@ def export_values(configs: dict[str, ConfigEntry]) -> dict[tuple[int, int], list
     return out
 
 
-def describe_values(values: dict[tuple[int, int], list[str]]) -> str:
-    """``--seed 42 --samples 50 (3 configs)``, joined with ``;`` when there are several."""
-    return "; ".join(f"--seed {seed} --samples {n} ({len(names)} config{'s' * (len(names) != 1)})"
+def describe_values(values: dict[tuple[int, int], list[str]], name_setting: Callable[[str], str] = str) -> str:
+    """``seed 42 samples 50 (3 configs)``, joined with ``;`` when there are several; each setting named by
+    ``name_setting`` (``--seed 42 --samples 50 (3 configs)`` on the command line)."""
+    seed_name, samples_name = name_setting("seed"), name_setting("samples")
+    return "; ".join(f"{seed_name} {seed} {samples_name} {n} ({len(names)} config{'s' * (len(names) != 1)})"
                      for (seed, n), names in sorted(values.items()))
 
 

@@ -59,7 +59,8 @@ def _init_worker(recipe: InputsRecipe, progress_queue, parent: int) -> None:
 
 
 def _build_shard(inputs: BuildInputs, job: Job, out_dir: str | Path, report: Callable[[str, int], None]) -> ShardInfo:
-    """One job's shard, with ``report(config, examples done)`` as it goes."""
+    """Write one job's shard into ``out_dir`` and return what it holds; ``report(config, n)`` gets ``n`` = 0 when
+    the config starts, then 1 after each example written (increments, as ``ConfigProgress.update`` counts)."""
     name = job.spec.name
     report(name, 0)
     return write_shard(inputs.rows(job.spec, job.samples, job.seed), out_dir, name, progress=lambda n: report(name, n))

@@ -24,7 +24,7 @@ from ..base.progress import ConfigProgress
 from ..spec.configs import parse_config_name
 from ..spec.defaults import BUILTIN_TOKENIZERS
 from .card import render_readme
-from .inputs import BuildInputs, generator_fingerprint
+from .inputs import BuildInputs
 from .layout import README_NAME
 from .manifest import check_shards, describe_values, export_values, read_manifest
 from .records import ConfigEntry, Manifest
@@ -112,7 +112,8 @@ def check_sources(manifest: Manifest, inputs: BuildInputs, report: VerifyReport,
     return sources_differ
 
 
-def check_tokenizers(configs: dict[str, ConfigEntry], inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> dict[str, str]:
+def check_tokenizers(configs: dict[str, ConfigEntry], inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None],
+                     name_setting: Callable[[str], str] = str) -> dict[str, str]:
     """Step 4: alias → why its tokenizer cannot rebuild (absent: it can)."""
     problems: dict[str, str] = {}
     for alias in sorted({e.tokenizer.alias for e in configs.values()}):
@@ -120,7 +121,7 @@ def check_tokenizers(configs: dict[str, ConfigEntry], inputs: BuildInputs, repor
         try:
             got = inputs.tokenizer_record(alias)
         except Exception as exc:
-            problems[alias] = f"tokenizer {alias} ({recorded.location}) unavailable: {exc}"
+            problems[alias] = f"tokenizer {alias} ({recorded.location}) unavailable: {_told(exc, name_setting)}"
             continue
         for key in ("identity", "fingerprint"):
             if getattr(got, key) != getattr(recorded, key):
@@ -143,7 +144,7 @@ def rebuild(configs: dict[str, ConfigEntry], inputs: BuildInputs, aliases: tuple
             continue
         jobs.append(Job(parse_config_name(name, aliases), e.samples, e.seed))
     tmp = Path(tempfile.mkdtemp(prefix="oneruler-verify-"))
-    generator = generator_fingerprint()
+    generator = inputs.generator_fingerprint
     bars = ConfigProgress(len(jobs), max((j.samples for j in jobs), default=1), enabled=progress, verb="rebuilt")
 
     def finish(info: ShardInfo) -> None:
@@ -165,8 +166,13 @@ def rebuild(configs: dict[str, ConfigEntry], inputs: BuildInputs, aliases: tuple
 
 def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | None = None, num_proc: int = 1,
                   tokenizer_overrides: dict[str, str] | None = None, checksums_only: bool = False,
-                  progress: bool = True, log: Callable[[str], None] | None = None) -> VerifyReport:
-    """Check and rebuild an export folder; see the module docstring for the steps."""
+                  progress: bool = True, log: Callable[[str], None] | None = None,
+                  name_setting: Callable[[str], str] = str) -> VerifyReport:
+    """Check and rebuild an export folder; see the module docstring for the steps.
+
+    Problems and ``log`` lines name each setting they mention by ``name_setting`` (default: the
+    setting's own name; the command line words it as its flag).
+    """
     log = log or (lambda msg: None)
     out = Path(out_dir)
     manifest = read_manifest(out)
@@ -179,7 +185,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     report = VerifyReport()
     values = export_values(configs)
     if len(values) > 1:
-        report.problems.append(f"the export mixes seeds or sample counts: {describe_values(values)}; "
+        report.problems.append(f"the export mixes seeds or sample counts: {describe_values(values, name_setting)}; "
                                f"rebuild it with one (`oneruler build --force`)")
         log(f"FAIL  {report.problems[-1]}")
     check_files(out, manifest, report, log)
@@ -191,11 +197,11 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
     try:
         inputs = BuildInputs(mirror, cache_dir, locations, full_count=True)  # rebuild with whole-prompt counts
     except OneRulerError as exc:
-        report.problems.append(f"sources unavailable: {exc}")
-        log(f"FAIL  sources unavailable: {exc}")
+        report.problems.append(f"sources unavailable: {_told(exc, name_setting)}")
+        log(f"FAIL  {report.problems[-1]}")
         return report
     sources_differ = check_sources(manifest, inputs, report, log)
-    tok_problems = check_tokenizers(configs, inputs, report, log)
+    tok_problems = check_tokenizers(configs, inputs, report, log, name_setting)
     if sources_differ:
         for name in configs:
             check = report.check(name)
@@ -207,3 +213,8 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
         check = report.results[name]
         log(f"{'ok   ' if check.identical else 'FAIL '} {name}: {check}")
     return report
+
+
+def _told(exc: Exception, name_setting: Callable[[str], str]) -> str:
+    """An error's message, with each setting it names worded by ``name_setting``."""
+    return exc.worded(name_setting) if isinstance(exc, OneRulerError) else str(exc)

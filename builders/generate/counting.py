@@ -160,7 +160,7 @@ class TokenCounter:
 
     def __init__(self, tokenizer: Tokenizer, full_count: bool = False):
         self.tokenizer = tokenizer
-        self.profile = CountingProfile(None, reason="--full-count") if full_count else counting_profile(tokenizer)
+        self.profile = CountingProfile(None, reason="full_count") if full_count else counting_profile(tokenizer)
         self.exact = self.profile.cut is not None
 
     def count(self, text: str) -> int:

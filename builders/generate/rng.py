@@ -31,6 +31,7 @@ class StableRng:
         self._block: tuple[int, ...] = ()
 
     def u64(self, i: int) -> int:
+        """The ``i``-th 64-bit value of the stream (four per sha256 block)."""
         block, offset = divmod(i, 4)
         if block != self._block_index:
             digest = hashlib.sha256(self.key + block.to_bytes(8, "big")).digest()
@@ -44,6 +45,7 @@ class StableRng:
         return np.frombuffer(data, dtype=">u8").astype(np.uint64)
 
     def next_u64(self) -> int:
+        """The stream's next 64-bit value."""
         v = self.u64(self._pos)
         self._pos += 1
         return v

@@ -2,7 +2,7 @@
 
 Built-in aliases: ``cl100k`` (default; the text-control measure) and ``o200k``. Any other tiktoken
 encoding by name, and any Hugging Face tokenizer by hub id or local folder/``tokenizer.json``, can be
-registered under a short alias (``--tokenizer llama3=PATH_OR_HUB_ID``). Counts never include
+registered under a short alias (``tokenizers={"llama3": PATH_OR_HUB_ID}``). Counts never include
 special tokens (no BOS/EOS; special-token text is encoded as ordinary text).
 
 A tokenizer's *location* is what finds it: a tiktoken encoding name, a local folder or
@@ -16,9 +16,10 @@ import hashlib
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Sequence
+from types import MappingProxyType
+from typing import Iterable, Mapping, Sequence
 
-from ..base.errors import TokenizerError
+from ..base.errors import TokenizerError, named_setting
 from ..base.files import sha256_file
 from ..spec.defaults import ALIAS_RULE, BUILTIN_TOKENIZERS, valid_alias
 
@@ -40,9 +41,11 @@ class Tokenizer:
         raise NotImplementedError
 
     def encode(self, text: str) -> list[int]:
+        """The token ids of ``text`` (no special tokens added)."""
         return self.encode_batch([text])[0]
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """The token ids of each text."""
         raise NotImplementedError
 
     def count(self, text: str) -> int:
@@ -50,6 +53,7 @@ class Tokenizer:
         return len(self.encode(text))
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
+        """The number of tokens of each text."""
         return [len(ids) for ids in self.encode_batch(list(texts))]
 
     @cached_property
@@ -90,6 +94,7 @@ class TiktokenTokenizer(Tokenizer):
 
     @property
     def identity(self) -> str:
+        """The encoding's name (tiktoken pins its rank file by sha256)."""
         return self._enc.name
 
     @property
@@ -98,9 +103,11 @@ class TiktokenTokenizer(Tokenizer):
         return self._enc._pat_str
 
     def encode(self, text: str) -> list[int]:
+        """The token ids of ``text``, special-token text encoded as plain text."""
         return self._enc.encode_ordinary(text)
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """The token ids of each text (tiktoken's thread pool only for long texts)."""
         texts = list(texts)
         # tiktoken's batch call submits each text to a thread pool: worth it for long texts, while
         # for many short ones (sentences, words, list markers) the futures cost more than encoding.
@@ -162,6 +169,7 @@ class HFTokenizer(Tokenizer):
 
     @property
     def identity(self) -> str:
+        """The Hub id (else ``tokenizer.json``) and the first 16 hex digits of the file's sha256."""
         name = self.hub_id or "tokenizer.json"
         return f"{name}@sha256:{self.fingerprint[:16]}"
 
@@ -173,15 +181,19 @@ class HFTokenizer(Tokenizer):
         return json.loads(self._json_path.read_text(encoding="utf-8"))
 
     def encode(self, text: str) -> list[int]:
+        """The token ids of ``text`` (no special tokens added)."""
         return self._tok.encode(text, add_special_tokens=False).ids
 
     def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """The token ids of each text."""
         return [e.ids for e in self._encode_fast(list(texts))]
 
     def count(self, text: str) -> int:
+        """Number of tokens of ``text``, without building the list of ids."""
         return len(self._encode_fast([text])[0])
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
+        """The number of tokens of each text."""
         # len() of an Encoding is its token count: no Python list of ids is built
         return [len(e) for e in self._encode_fast(list(texts))]
 
@@ -205,14 +217,18 @@ def load_tokenizer(alias: str, location: str) -> Tokenizer:
     return HFTokenizer(alias, location)
 
 
-def parse_tokenizer_option(option: str) -> tuple[str, str]:
-    """``"llama3=../tok"`` → ``("llama3", "../tok")``; the alias must be a short config-name suffix."""
+def parse_tokenizer_option(option: str, given_as: str = named_setting("tokenizers")) -> tuple[str, str]:
+    """``"llama3=../tok"`` → ``("llama3", "../tok")``; the alias must be a short config-name suffix.
+
+    ``given_as`` names where the option came from in an error (the ``tokenizers`` setting; lm-eval's
+    metadata key).
+    """
     alias, sep, location = option.partition("=")
     alias = alias.strip()
     if not sep or not alias or not location.strip():
-        raise TokenizerError(f"--tokenizer {option!r}: expected ALIAS=SPEC, e.g. llama3=meta-llama/Meta-Llama-3-8B")
+        raise TokenizerError(f"{given_as} {option!r}: expected ALIAS=SPEC, e.g. llama3=meta-llama/Meta-Llama-3-8B")
     if not valid_alias(alias):
-        raise TokenizerError(f"--tokenizer {option!r}: alias {alias!r} must be {ALIAS_RULE} (no '_')")
+        raise TokenizerError(f"{given_as} {option!r}: alias {alias!r} must be {ALIAS_RULE} (no '_')")
     return alias, location.strip()
 
 
@@ -222,35 +238,61 @@ def parse_tokenizer_options(options: Iterable[str]) -> dict[str, str]:
     for option in options:
         alias, location = parse_tokenizer_option(option)
         if alias in out and out[alias] != location:
-            raise TokenizerError(f"--tokenizer {alias}: given twice with different locations ({out[alias]!r}, {location!r})")
+            raise TokenizerError(f"{named_setting('tokenizers')} {alias}: given twice with different locations "
+                                 f"({out[alias]!r}, {location!r})")
         out[alias] = location
     return out
 
 
 class TokenizerRegistry:
-    """Aliases → tokenizers, loaded on first use. Built-ins: cl100k, o200k."""
+    """Aliases → tokenizers, loaded on first use. Built-ins: cl100k, o200k.
+
+    ``locations``: alias → location (a dict, or ``ALIAS=SPEC`` options; a later one wins); ``register``
+    adds one later. An alias keeps its location once registered.
+    """
 
     def __init__(self, locations: dict[str, str] | Iterable[str] | None = None):
-        self.locations: dict[str, str] = dict(BUILTIN_TOKENIZERS)
+        self._locations: dict[str, str] = dict(BUILTIN_TOKENIZERS)
         if locations:
             items = locations.items() if isinstance(locations, dict) else (parse_tokenizer_option(o) for o in locations)
             for alias, location in items:
-                if alias in BUILTIN_TOKENIZERS and location != BUILTIN_TOKENIZERS[alias]:
-                    raise TokenizerError(f"--tokenizer {alias}={location}: {alias!r} is a built-in alias for {BUILTIN_TOKENIZERS[alias]}; pick another alias")
-                self.locations[alias] = location
+                _check_builtin(alias, location)
+                self._locations[alias] = location
         self._loaded: dict[str, Tokenizer] = {}
+
+    def __contains__(self, alias: object) -> bool:
+        return alias in self._locations
+
+    def register(self, alias: str, location: str) -> None:
+        """Make ``location`` known as ``alias`` (refused for a built-in alias or an alias known elsewhere)."""
+        _check_builtin(alias, location)
+        known = self._locations.get(alias)
+        if known is not None and known != location:
+            raise TokenizerError(f"tokenizer {alias}: already registered at {known!r}, not {location!r}")
+        self._locations[alias] = location
+
+    def locations(self) -> Mapping[str, str]:
+        """Alias → location of every registered tokenizer, built-ins first (read-only)."""
+        return MappingProxyType(self._locations)
 
     @property
     def aliases(self) -> tuple[str, ...]:
-        return tuple(self.locations)
+        """Every registered alias, built-ins first."""
+        return tuple(self._locations)
 
     def get(self, alias: str) -> Tokenizer:
         """The tokenizer registered under ``alias`` (error lists the known aliases)."""
-        if alias not in self.locations:
+        if alias not in self._locations:
             raise TokenizerError(
-                f"unknown tokenizer alias {alias!r}; known: {', '.join(self.locations)} "
-                f"(register one with --tokenizer {alias}=HUB_ID_OR_PATH)"
+                f"unknown tokenizer alias {alias!r}; known: {', '.join(self._locations)} "
+                f"(register one with {named_setting('tokenizers')} {alias}=HUB_ID_OR_PATH)"
             )
         if alias not in self._loaded:
-            self._loaded[alias] = load_tokenizer(alias, self.locations[alias])
+            self._loaded[alias] = load_tokenizer(alias, self._locations[alias])
         return self._loaded[alias]
+
+
+def _check_builtin(alias: str, location: str) -> None:
+    if alias in BUILTIN_TOKENIZERS and location != BUILTIN_TOKENIZERS[alias]:
+        raise TokenizerError(f"{named_setting('tokenizers')} {alias}={location}: {alias!r} is a built-in alias for "
+                             f"{BUILTIN_TOKENIZERS[alias]}; pick another alias")

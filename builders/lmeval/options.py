@@ -32,6 +32,7 @@ from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS, RESERVED_ALIAS_RE, DEF
 DATASET_ENV = "ONERULER_DATASET"
 BOOL_KEYS = ("strict", "keep_think", "answer_tag")
 INT_KEYS = {"samples": DEFAULT_SAMPLES, "data_seed": DEFAULT_SEED}
+METADATA_TOKENIZER = "lm-eval metadata: tokenizer"  # how an error names the ``tokenizer`` key's ALIAS=SPEC
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def tokenizer_choice(meta: dict[str, Any]) -> tuple[str, str] | None:
             raise OneRulerError(f"lm-eval metadata: {key!r} must be a string like 'llama3=meta-llama/"
                                 f"Meta-Llama-3-8B', got {value!r}")
         if "=" in value:
-            return parse_tokenizer_option(value)
+            return parse_tokenizer_option(value, METADATA_TOKENIZER)
         if value in BUILTIN_TOKENIZERS:
             return value, BUILTIN_TOKENIZERS[value]
         return derived_alias(value), value
@@ -119,7 +120,7 @@ def row_source(meta: dict[str, Any]) -> RowSource:
                                 f"dataset {dataset!r} has fixed rows (unset {DATASET_ENV} / 'dataset' to generate)")
         explicit = meta.get("tokenizer")
         if isinstance(explicit, str) and "=" in explicit:
-            alias, location = parse_tokenizer_option(explicit)
+            alias, location = parse_tokenizer_option(explicit, METADATA_TOKENIZER)
             return RowSource(dataset, alias, location)
         return RowSource(dataset)
     choice = tokenizer_choice(meta)

@@ -2,14 +2,13 @@
 
 Generated rows come from ``export/inputs.py:BuildInputs`` (the builder the export uses), so they
 are byte-identical to the exported ones; the sources are found through ``$ONERULER_MIRROR`` and
-``$ONERULER_CACHE`` as by every command. The loaded builders, the dataset cards and a Hub
-dataset's commit are cached per process: lm-eval builds every task of a run in one process, and
-all of them read the same commit even if the repository moves on meanwhile.
+``$ONERULER_CACHE`` as by every command. What is loaded to give the rows is kept in one
+``LoadedRows`` for the life of the process (``LOADED``): lm-eval builds every task of a run in one
+process, so the builders load once, and every task reads a Hub dataset at the same commit even if
+the repository moves on meanwhile.
 """
 
 from __future__ import annotations
-
-import functools
 
 from ..base.errors import OneRulerError
 from ..dataset.reader import config_tables
@@ -24,25 +23,40 @@ from .options import RowSource
 TASK_COLUMNS = ("id", "config", "task", "instruction_language", "input", "answers", "needles", "reserve")
 
 
-@functools.lru_cache(maxsize=4)
-def build_inputs(tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
-    """Sources, tokenizers and a row generator, loaded once per process and tokenizer set."""
-    return BuildInputs(tokenizer_locations=dict(tokenizers))
+class LoadedRows:
+    """What a process has loaded to give lm-eval its rows, each thing loaded on first use and kept with this
+    object: the builders (``BuildInputs``, one per tokenizer set; a run has one), and each dataset named,
+    pinned (a Hub repo to main's head when first asked) with its configs' data files read from its card."""
+
+    def __init__(self) -> None:
+        self._inputs: dict[tuple[tuple[str, str], ...], BuildInputs] = {}
+        self._sources: dict[str, DatasetSource] = {}
+        self._configs: dict[str, dict[str, list[str]]] = {}
+
+    def inputs(self, tokenizers: tuple[tuple[str, str], ...]) -> BuildInputs:
+        """Sources, tokenizers and a row generator for the tokenizer set ``(alias, location), ...``."""
+        if tokenizers not in self._inputs:
+            self._inputs[tokenizers] = BuildInputs(tokenizer_locations=dict(tokenizers))
+        return self._inputs[tokenizers]
+
+    def source(self, dataset: str) -> DatasetSource:
+        """The dataset every task of this process reads, a Hub repo pinned to main's head when first asked."""
+        if dataset not in self._sources:
+            try:
+                self._sources[dataset] = DatasetSource.open(dataset)
+            except OneRulerError as exc:
+                raise OneRulerError(f"{exc} (from --metadata 'dataset' or $ONERULER_DATASET)") from None
+        return self._sources[dataset]
+
+    def configs(self, dataset: str) -> dict[str, list[str]]:
+        """Config → data files of ``dataset``, from its card (or the export layout)."""
+        if dataset not in self._configs:
+            self._configs[dataset] = self.source(dataset).configs()
+        return self._configs[dataset]
 
 
-@functools.lru_cache(maxsize=8)
-def dataset_source(dataset: str) -> DatasetSource:
-    """The dataset every task of this process reads, a Hub repo pinned to main's head when first asked."""
-    try:
-        return DatasetSource.open(dataset)
-    except OneRulerError as exc:
-        raise OneRulerError(f"{exc} (from --metadata 'dataset' or $ONERULER_DATASET)") from None
-
-
-@functools.lru_cache(maxsize=8)
-def dataset_configs(dataset: str) -> dict[str, list[str]]:
-    """Config → data files, from the dataset card (or the export layout), read once per process."""
-    return dataset_source(dataset).configs()
+# lm-eval calls this module's functions without an object of ours to keep things in: the process owns them.
+LOADED = LoadedRows()
 
 
 def generated_rows(config: str, source: RowSource):
@@ -51,7 +65,7 @@ def generated_rows(config: str, source: RowSource):
 
     aliases = [source.alias] if source.token_control else []
     spec = parse_config_name(source.config_name(config), aliases)
-    inputs = build_inputs(((source.alias, source.tokenizer_location),) if source.token_control else ())
+    inputs = LOADED.inputs(((source.alias, source.tokenizer_location),) if source.token_control else ())
     rows = list(inputs.rows(spec, source.samples, source.seed))
     return datasets.Dataset.from_list(rows, features=FEATURES)
 
@@ -62,11 +76,11 @@ def dataset_rows(config: str, source: RowSource):
     from datasets.table import InMemoryTable
 
     name, dataset = source.config_name(config), source.dataset
-    mapping = dataset_configs(dataset)
+    mapping = LOADED.configs(dataset)
     if name not in mapping:
         raise OneRulerError(f"dataset {dataset!r} has no config {name!r}; build it with `oneruler build {name} "
                             f"--out DIR`, or unset ONERULER_DATASET to generate the rows on the fly")
-    _, table = next(config_tables(dataset_source(dataset), [name], mapping, TASK_COLUMNS, optional=None))
+    _, table = next(config_tables(LOADED.source(dataset), [name], mapping, TASK_COLUMNS, optional=None))
     return Dataset(InMemoryTable(table))
 
 

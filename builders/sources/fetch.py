@@ -1,6 +1,6 @@
 """Download pinned upstream files into a content-addressed cache, verifying sha256.
 
-Where bytes come from: ``--mirror``/``ONERULER_MIRROR`` (a local folder with the upstream layout, a
+Where bytes come from: ``mirror``/``ONERULER_MIRROR`` (a local folder with the upstream layout, a
 ``file://`` URL or an ``http(s)://`` base URL), else the pinned GitHub commit. Where they go:
 ``ONERULER_CACHE`` or the user cache dir, as ``sha256/<ab>/<digest>``; a blob is written to a temp
 file and renamed only after its sha256 checks out, so an interrupted or corrupt download leaves
@@ -27,7 +27,7 @@ from typing import Iterable
 
 import platformdirs
 
-from ..base.errors import IntegrityError, SourceError, describe_os_error
+from ..base.errors import IntegrityError, SourceError, describe_os_error, named_setting
 from ..base.files import CHUNK, named_os_error, new_temp_file, sha256_file
 from ..base.progress import iterate
 from .manifest import DEFAULT_BASE_URL, SourceFile, load_manifest
@@ -92,7 +92,7 @@ def _open(url: str, timeout: float):
         raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise SourceError(f"{url}: cannot download ({getattr(exc, 'reason', exc)}); "
-                          f"offline? point --mirror/ONERULER_MIRROR at a local copy") from None
+                          f"offline? point {named_setting('mirror')}/ONERULER_MIRROR at a local copy") from None
     length = resp.headers.get("Content-Length")
     return resp, int(length) if length and length.isdigit() else None
 
@@ -116,7 +116,8 @@ def _copy(src, out, url: str, name: str, expected_len: int | None, seconds: floa
         if time.monotonic() > deadline:
             of = f" of {expected_len}" if expected_len is not None else ""
             raise SourceError(f"{name}: download did not finish within {DOWNLOAD_TIMEOUT_ENV}={seconds:g} s "
-                              f"({size}{of} bytes received from {url}); use a faster --mirror or raise {DOWNLOAD_TIMEOUT_ENV}")
+                              f"({size}{of} bytes received from {url}); use a faster {named_setting('mirror')} or raise "
+                              f"{DOWNLOAD_TIMEOUT_ENV}")
         try:
             chunk = read(CHUNK)
         except (OSError, urllib.error.URLError) as exc:  # includes http.client.IncompleteRead and socket timeouts
@@ -129,7 +130,8 @@ def _copy(src, out, url: str, name: str, expected_len: int | None, seconds: floa
 
 
 def _cache_error(exc: OSError) -> SourceError:
-    return SourceError(f"source cache: {describe_os_error(exc)} (another cache: --cache-dir or ONERULER_CACHE)")
+    return SourceError(f"source cache: {describe_os_error(exc)} (another cache: {named_setting('cache_dir')} or "
+                       f"ONERULER_CACHE)")
 
 
 def _temp_part(cache_dir: Path) -> tuple[int, Path]:

@@ -58,6 +58,7 @@ class NiahTemplate:
 
     @property
     def none_word(self) -> str:
+        """The word that answers "none" in this language's instructions."""
         return self.pieces["none"].strip()
 
     @property
@@ -93,6 +94,7 @@ class NounTable:
     rows: tuple[dict, ...]
 
     def noun(self, index: int, language: str) -> str:
+        """Noun ``index`` (0-based row of the table) in ``language``."""
         return self.rows[index][language]
 
 

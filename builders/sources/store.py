@@ -1,4 +1,4 @@
-"""All pinned sources, fetched and verified, parsed lazily per language (``Sources``)."""
+"""All pinned sources, fetched and verified, parsed lazily per language and kind (``Sources``, ``ParsedSource``)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import importlib.resources
 import re
 from functools import cached_property
 from pathlib import Path
+from typing import Callable, Generic, TypeVar
 
 from ..base.errors import IntegrityError, SourceError
 from ..base.files import sha256_bytes
@@ -28,15 +29,47 @@ from .parse import (
 from .upstream import upstream_english_pool, upstream_word_pool
 
 
+T = TypeVar("T")
+
+
+class ParsedSource(Generic[T]):
+    """One kind of source parsed per language on first use, and kept: its value and the data fixes applied."""
+
+    def __init__(self, load: Callable[[str], tuple[T, list[DataFix]]]):
+        self._load = load
+        self._parsed: dict[str, tuple[T, list[DataFix]]] = {}
+
+    def parsed(self, language: str) -> tuple[T, list[DataFix]]:
+        """(value, data fixes) of a language (an unknown language is an error listing the valid ones)."""
+        if language not in self._parsed:
+            if language not in LANGUAGES:
+                raise SourceError(f"unknown language {language!r}; valid: {', '.join(LANGUAGE_CODES)}")
+            self._parsed[language] = self._load(language)
+        return self._parsed[language]
+
+    def value(self, language: str) -> T:
+        """The parsed value of a language."""
+        return self.parsed(language)[0]
+
+    def fixes(self, language: str) -> list[DataFix]:
+        """The data fixes applied while parsing a language's source."""
+        return self.parsed(language)[1]
+
+
 class Sources:
-    """All pinned sources, fetched and verified; parsed lazily per language and kept in ``parsed``."""
+    """All pinned sources, fetched and verified; each kind parsed lazily per language and kept (``ParsedSource``):
+    ``books`` (cleaned, whitespace collapsed), ``niah``/``cwe`` (templates), ``pools`` (CWE words here) and
+    ``upstream_pools`` (under upstream's rules)."""
 
     def __init__(self, paths: dict[str, Path], entries: list[SourceFile]):
         self._paths = paths
         self._entries = entries
         self._by_kind = {(e.kind, e.language): e for e in entries}
-        # (what, language) -> (parsed value, data fixes applied while parsing)
-        self.parsed: dict[tuple[str, str], tuple[object, list[DataFix]]] = {}
+        self.books: ParsedSource[str] = ParsedSource(self._load_book)
+        self.niah: ParsedSource[NiahTemplate] = ParsedSource(self._load_niah)
+        self.cwe: ParsedSource[CweTemplate] = ParsedSource(self._load_cwe)
+        self.pools: ParsedSource[WordPool] = ParsedSource(self._load_pool)
+        self.upstream_pools: ParsedSource[tuple[str, ...]] = ParsedSource(self._load_upstream_pool)
 
     def _bytes(self, kind: str, language: str) -> tuple[bytes, str]:
         entry = self._by_kind.get((kind, language))
@@ -77,16 +110,6 @@ class Sources:
         data, where = self._bytes("dictionary", language)
         return upstream_word_pool(data, where), []
 
-    def _get(self, what: str, language: str) -> tuple[object, list[DataFix]]:
-        if language not in LANGUAGES:
-            raise SourceError(f"unknown language {language!r}; valid: {', '.join(LANGUAGE_CODES)}")
-        key = (what, language)
-        if key not in self.parsed:
-            loader = {"book": self._load_book, "niah": self._load_niah, "cwe": self._load_cwe,
-                      "pool": self._load_pool, "upstream_pool": self._load_upstream_pool}[what]
-            self.parsed[key] = loader(language)
-        return self.parsed[key]
-
     def released_book_text(self, language: str) -> str:
         """The book exactly as upstream released it (before any fix or whitespace collapse)."""
         data, where = self._bytes("book", language)
@@ -94,23 +117,23 @@ class Sources:
 
     def book_text(self, language: str) -> str:
         """The cleaned book of a language with whitespace collapsed to single spaces."""
-        return self._get("book", language)[0]  # type: ignore[return-value]
+        return self.books.value(language)
 
     def niah_template(self, language: str) -> NiahTemplate:
         """The 14 NIAH instruction pieces of a language."""
-        return self._get("niah", language)[0]  # type: ignore[return-value]
+        return self.niah.value(language)
 
     def cwe_template(self, language: str) -> CweTemplate:
         """The CWE prompt of a language (vi's duplicated ``{context}`` removed)."""
-        return self._get("cwe", language)[0]  # type: ignore[return-value]
+        return self.cwe.value(language)
 
     def word_pool(self, language: str) -> WordPool:
         """The CWE candidate words of a language."""
-        return self._get("pool", language)[0]  # type: ignore[return-value]
+        return self.pools.value(language)
 
     def upstream_word_pool(self, language: str) -> tuple[str, ...]:
         """The CWE pool upstream's code builds for a language (for the card's comparison)."""
-        return self._get("upstream_pool", language)[0]  # type: ignore[return-value]
+        return self.upstream_pools.value(language)
 
     @cached_property
     def nouns(self) -> NounTable:
@@ -123,8 +146,8 @@ class Sources:
         """Every data fix applied across all 26 languages (loads everything once)."""
         out: list[DataFix] = []
         for lang in LANGUAGE_CODES:
-            for what in ("book", "cwe", "pool"):
-                out += self._get(what, lang)[1]
+            for parsed in (self.books, self.cwe, self.pools):
+                out += parsed.fixes(lang)
         return out
 
 

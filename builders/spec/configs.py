@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from ..base.errors import OneRulerError, named_setting
 from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS_RE, valid_alias
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
 from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, MULTI_VALUE_TASK, TASK_FORMS, TASKS, get_task, multi_value_form
@@ -34,8 +35,8 @@ _MULTI_VALUE_PREFIX = re.compile(f"^{MULTI_VALUE_TASK.pattern}(?=_|$)")  # the t
 DEPTH_FORM = "_at{D} with D an integer percent 0..100 (0: before the first haystack sentence, 100: after the last)"
 
 
-class ConfigNameError(ValueError):
-    """A config name (or one of its parts) is not valid."""
+class ConfigNameError(OneRulerError, ValueError):
+    """A config name (or one of its parts) is not valid (a ``ValueError`` too, as ``datasets`` expects of a name)."""
 
 
 def parse_length(text: str) -> int:
@@ -125,10 +126,12 @@ class ConfigSpec:
 
     @property
     def is_cross_lingual(self) -> bool:
+        """Context and instructions in different languages."""
         return self.context_language != self.instruction_language
 
     @property
     def languages(self) -> str:
+        """The name's language part: ``pl``, or ``ko-en`` (context-instructions) when cross-lingual."""
         if self.is_cross_lingual:
             return f"{self.context_language}-{self.instruction_language}"
         return self.context_language
@@ -140,6 +143,7 @@ class ConfigSpec:
 
     @property
     def name(self) -> str:
+        """The config name: ``{languages}_{task}_{length}[_at{depth}][_{alias}]``."""
         parts = [self.languages, self.task, render_length(self.length)]
         if self.depth is not None:
             parts.append(f"at{self.depth}")
@@ -249,7 +253,8 @@ def _parse_tail(name: str, lang_part: str, task: str, tail: list[str], known_ali
     if alias is not None and alias not in known_aliases:
         raise ConfigNameError(
             f"config {name!r}: unknown tokenizer alias {alias!r}{_nearest(alias, known_aliases)}; "
-            f"known: {', '.join(known_aliases)} (register others with --tokenizer {alias}=HUB_ID_OR_PATH)"
+            f"known: {', '.join(known_aliases)} (register others with {named_setting('tokenizers')} "
+            f"{alias}=HUB_ID_OR_PATH)"
         )
     return length, depth, alias
 
@@ -353,14 +358,17 @@ def _language_hint(glob: str) -> str | None:
 def _sweep_hint(glob: str) -> str | None:
     """The hint for a glob written for a sweep (a depth part, a K-value task) but read over the standard grid."""
     if re.search(r"_at[0-9*?\[]", glob):
-        return "fixed-depth configs are in the depth grid: add --grid depth (`oneruler list --grid depth` lists them)"
+        return (f"fixed-depth configs are in the depth grid: add {named_setting('grid')} depth "
+                f"(`oneruler list --grid depth` lists them)")
     if re.search(r"_mv[0-9*?\[]", glob):
-        return "multi-evidence configs are in the evidence grid: add --grid evidence (`oneruler list --grid evidence` lists them)"
+        return (f"multi-evidence configs are in the evidence grid: add {named_setting('grid')} evidence "
+                f"(`oneruler list --grid evidence` lists them)")
     return None
 
 
 def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec], grid_name: str = "standard") -> str:
-    """Why a glob selects nothing, and globs that would select something."""
+    """Why a glob selects nothing, and globs that would select something: an error's message, the settings it names
+    marked (``named_setting``)."""
     hint = (_sweep_hint(glob) or _length_hint(glob, alias, grid) or _language_hint(glob)) if grid_name == "standard" \
         else None
     if hint is None:

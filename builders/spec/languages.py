@@ -52,6 +52,7 @@ class Language:
 
     @property
     def joiner(self) -> str:
+        """What joins sentences and needles: nothing for languages written without spaces, else a space."""
         return "" if self.no_space else " "
 
 

@@ -52,3 +52,19 @@ def test_only_whole_setting_names_are_worded_as_flags():
                         settings=("skip_overlong",))
     assert exc.worded(flag_of) == "pass --skip-overlong to run the rest (not skip_overlong_rows, not my-skip_overlong)"
     assert OneRulerError("plain").worded(flag_of) == "plain" and OneRulerError("plain").settings == ()
+
+
+def test_a_named_setting_is_worded_where_it_stands_only():
+    import pickle
+
+    from builders.base.errors import OneRulerError, SettingError, named_setting
+    from builders.cli.handler import flag_of
+
+    exc = OneRulerError(f"{named_setting('out')} /srv/out: one seed per export; pass {named_setting('seed')} 7")
+    assert str(exc) == "out /srv/out: one seed per export; pass seed 7" and exc.settings == ("out", "seed")
+    assert exc.worded(flag_of) == "--out /srv/out: one seed per export; pass --seed 7"
+    assert exc.worded(str) == str(exc) and "\x00" not in repr(exc)
+    for sent in (exc, SettingError("num_proc", "must be at least 1 (got 0)")):  # as a worker process sends it
+        back = pickle.loads(pickle.dumps(sent))
+        assert type(back) is type(sent) and str(back) == str(sent) and back.worded(flag_of) == sent.worded(flag_of)
+    assert pickle.loads(pickle.dumps(SettingError("wait", "must be 0"))).setting == "wait"

@@ -13,6 +13,7 @@ import pytest
 
 from builders.base.errors import BusyError
 from builders.base.locking import LOCK_NAME, FolderLock
+from builders.cli.handler import flag_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,7 +59,8 @@ def test_a_second_writer_fails_at_once_or_waits_with_a_message(tmp_path):
         with pytest.raises(BusyError) as info:
             FolderLock(folder).acquire()
         message = str(info.value)
-        assert str(folder) in message and "--wait SECONDS" in message and "\n" not in message
+        assert str(folder) in message and "pass wait SECONDS" in message and "\n" not in message
+        assert "pass --wait SECONDS" in info.value.worded(flag_of)  # the setting, as the command line names it
         said: list[str] = []
         with pytest.raises(BusyError, match=r"still locked .* after waiting 0\.3 s"):
             FolderLock(folder, wait=0.3, log=said.append).acquire()

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from builders.base.errors import OneRulerError
+from builders.cli.handler import flag_of
 from builders.dataset.source import DatasetSource, layout_configs, local_folder, select_configs
 
 
@@ -29,8 +30,11 @@ def test_folders_paths_and_hub_ids_are_told_apart(tmp_path, monkeypatch):
 
 
 def test_a_revision_on_a_folder_is_refused(tmp_path):
-    with pytest.raises(OneRulerError, match="--revision applies to Hub datasets"):
+    with pytest.raises(OneRulerError, match="^revision applies to Hub datasets") as info:
         DatasetSource.open(str(tmp_path), "main")
+    assert info.value.worded(flag_of).startswith("--revision applies to Hub datasets")
+    with pytest.raises(OneRulerError, match="^a revision applies to Hub datasets"):  # words, not a setting
+        DatasetSource.open(str(tmp_path), "main", "a revision")
 
 
 def test_the_card_lists_the_configs(tmp_path):

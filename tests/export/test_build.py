@@ -19,10 +19,12 @@ import yaml
 
 from builders.base.errors import OneRulerError
 from builders.base.files import sha256_file
+from builders.cli.handler import flag_of
 from builders.export import shard as shard_module
 from builders.export.build import build_dataset
 from builders.export.frontmatter import parse_front_matter
 from builders.export.manifest import read_manifest
+from builders.export.request import BuildRequest
 from builders.export.shard import write_shard
 from builders.spec.schema import FEATURES
 
@@ -106,7 +108,7 @@ def built(tmp_path_factory, source_cache):
     """A real export named ``oneruler`` (3 configs x 3 examples) built in-process."""
     root = tmp_path_factory.mktemp("export")
     out = root / "oneruler"
-    summary = build_dataset(CONFIGS, out, samples=3, seed=42, cache_dir=str(source_cache), progress=False)
+    summary = build_dataset(BuildRequest(CONFIGS, out, samples=3, seed=42, cache_dir=str(source_cache), progress=False))
     assert sorted(summary.built) == sorted(CONFIGS) and not summary.skipped
     return out
 
@@ -177,9 +179,10 @@ def test_load_dataset_offline_by_path_by_name_and_streaming(built, tmp_path, sou
 
 def test_num_proc_gives_byte_identical_exports(tmp_path, source_cache):
     names = ["en_s_niah_8k", "en_cwe_hard_8k", "ja_mv_niah_8k"]
-    a = build_dataset(names, tmp_path / "a", samples=2, num_proc=1, cache_dir=str(source_cache), progress=False)
-    b = build_dataset(list(reversed(names)), tmp_path / "b", samples=2, num_proc=2, cache_dir=str(source_cache),
-                      progress=False)
+    a = build_dataset(BuildRequest(names, tmp_path / "a",
+                                   samples=2, num_proc=1, cache_dir=str(source_cache), progress=False))
+    b = build_dataset(BuildRequest(list(reversed(names)), tmp_path / "b",
+                                   samples=2, num_proc=2, cache_dir=str(source_cache), progress=False))
     assert sorted(a.built) == sorted(b.built) == sorted(names)
 
     def files(d: Path) -> dict:
@@ -192,18 +195,23 @@ def test_num_proc_gives_byte_identical_exports(tmp_path, source_cache):
 
 def test_adding_configs_keeps_readme_exact_and_skips_finished(tmp_path, source_cache):
     out = tmp_path / "oneruler"
-    build_dataset(["sw_s_niah_8k"], out, samples=2, cache_dir=str(source_cache), progress=False)
-    s2 = build_dataset(["sw_s_niah_8k", "sw_none_niah_8k"], out, samples=2, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["sw_s_niah_8k"], out, samples=2, cache_dir=str(source_cache), progress=False))
+    s2 = build_dataset(BuildRequest(["sw_s_niah_8k", "sw_none_niah_8k"], out,
+                                    samples=2, cache_dir=str(source_cache), progress=False))
     assert s2.skipped == ["sw_s_niah_8k"] and s2.built == ["sw_none_niah_8k"]
     meta = parse_front_matter((out / "README.md").read_text(encoding="utf-8"))
     assert [c["config_name"] for c in meta["configs"]] == ["sw_none_niah_8k", "sw_s_niah_8k"]
     # Another seed is refused (an export holds one), --force rebuilds every config with it; the old
     # shards are removed, the README points at the new ones.
     old = {n: e.file for n, e in read_manifest(out).configs.items()}
-    with pytest.raises(OneRulerError, match=r"holds configs built with --seed 42 --samples 2 \(2 configs\).*--seed 7"):
-        build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False)
+    with pytest.raises(OneRulerError, match=r"holds configs built with seed 42 samples 2 \(2 configs\).*seed 7") as info:
+        build_dataset(BuildRequest(["sw_s_niah_8k"], out,
+                                   samples=2, seed=7, cache_dir=str(source_cache), progress=False))
+    assert re.search(r"holds configs built with --seed 42 --samples 2 \(2 configs\).*--seed 7.*pass --force",
+                     info.value.worded(flag_of))  # the settings, as the command line names them
     assert {n: e.file for n, e in read_manifest(out).configs.items()} == old
-    s3 = build_dataset(["sw_s_niah_8k"], out, samples=2, seed=7, cache_dir=str(source_cache), progress=False, force=True)
+    s3 = build_dataset(BuildRequest(["sw_s_niah_8k"], out,
+                                    samples=2, seed=7, cache_dir=str(source_cache), progress=False, force=True))
     new = {n: e.file for n, e in read_manifest(out).configs.items()}
     assert sorted(s3.built) == ["sw_none_niah_8k", "sw_s_niah_8k"] and set(new.values()).isdisjoint(old.values())
     assert {e.seed for e in read_manifest(out).configs.values()} == {7}
@@ -218,10 +226,11 @@ def test_stale_cache_regression_new_rows_after_rewrite(tmp_path, source_cache):
 
     out = tmp_path / "oneruler"
     cache = tmp_path / "datasets-cache"
-    build_dataset(["fi_s_niah_8k"], out, samples=3, seed=1, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["fi_s_niah_8k"], out, samples=3, seed=1, cache_dir=str(source_cache), progress=False))
     first = load_dataset(str(out), "fi_s_niah_8k", split="test", cache_dir=str(cache))
     assert set(first["seed"]) == {1}
-    build_dataset(["fi_s_niah_8k"], out, samples=3, seed=2, cache_dir=str(source_cache), progress=False, force=True)
+    build_dataset(BuildRequest(["fi_s_niah_8k"], out,
+                               samples=3, seed=2, cache_dir=str(source_cache), progress=False, force=True))
     second = load_dataset(str(out), "fi_s_niah_8k", split="test", cache_dir=str(cache))
     assert len(second) == 3 and set(second["seed"]) == {2}
     assert list(second["answers"]) != list(first["answers"])

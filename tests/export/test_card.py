@@ -191,10 +191,11 @@ def test_card_of_an_old_manifest_without_the_new_facts(small):
 def test_card_regenerated_from_an_export_shows_the_facts(tmp_path, source_cache):
     """A real (one-config) export: the README carries the measured facts of all 26 books."""
     from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
     from builders.export.manifest import read_manifest
 
     out = tmp_path / "export"
-    build_dataset(["ko_s_niah_8k"], out, samples=1, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["ko_s_niah_8k"], out, samples=1, cache_dir=str(source_cache), progress=False))
     readme = (out / "README.md").read_text(encoding="utf-8")
     manifest = read_manifest(out)
     assert readme == render_readme(manifest)

@@ -16,6 +16,7 @@ import pytest
 
 from builders.export.build import build_dataset
 from builders.export.manifest import read_manifest
+from builders.export.request import BuildRequest
 from hand_edit import write_manifest
 from hub_client import client_env, oneruler, token_leaks
 from hub_server import GITATTRIBUTES, running_hub
@@ -33,7 +34,8 @@ def hub():
 @pytest.fixture(scope="module")
 def export_dir(tmp_path_factory, source_cache):
     out = tmp_path_factory.mktemp("hub") / "oneruler"
-    build_dataset(["it_s_niah_8k", "it_mv_niah_8k"], out, samples=2, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["it_s_niah_8k", "it_mv_niah_8k"], out,
+                               samples=2, cache_dir=str(source_cache), progress=False))
     return out
 
 
@@ -77,8 +79,8 @@ def test_second_push_replaces_stale_shards_on_a_branch(hub, export_dir, tmp_path
     shutil.copytree(export_dir, work)
     r1 = run(["push", str(work), "--repo-id", "my-org/oneruler"], endpoint, token, tmp_path, source_cache)
     assert r1.returncode == 0, r1.stderr[-3000:]
-    build_dataset(["it_s_niah_8k"], work, samples=2, seed=5, cache_dir=str(source_cache), progress=False,
-                  force=True)  # another seed: every config of the export is rebuilt
+    build_dataset(BuildRequest(["it_s_niah_8k"], work, samples=2, seed=5, cache_dir=str(source_cache), progress=False,
+                               force=True))  # another seed: every config of the export is rebuilt
     r2 = run(["push", str(work), "--repo-id", "my-org/oneruler", "--revision", "v2"], endpoint, token, tmp_path,
              source_cache)
     assert r2.returncode == 0, r2.stderr[-3000:]

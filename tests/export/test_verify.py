@@ -14,6 +14,7 @@ import pytest
 
 from builders.export.build import build_dataset
 from builders.export.manifest import read_manifest
+from builders.export.request import BuildRequest
 from hand_edit import write_manifest, write_readme
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,8 +32,8 @@ def cli(args: list[str], tmp: Path, source_cache: Path) -> subprocess.CompletedP
 def export_dir(tmp_path_factory, source_cache):
     """A pristine export: two text-control configs and one Llama-3 token-control config."""
     out = tmp_path_factory.mktemp("verify") / "oneruler"
-    build_dataset(["da_mk_niah_8k", "da_s_niah_8k", "da_s_niah_8k_llama3"], out, samples=2,
-                  tokenizer_locations={"llama3": str(LLAMA3)}, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["da_mk_niah_8k", "da_s_niah_8k", "da_s_niah_8k_llama3"], out, samples=2,
+                               tokenizers={"llama3": str(LLAMA3)}, cache_dir=str(source_cache), progress=False))
     return out
 
 

@@ -159,7 +159,7 @@ def test_unanalysed_tokenizers_fall_back_to_full_counts(tmp_path, registry, sour
 
 def test_full_count_mode_tokenises_whole_prompts(registry):
     counter = TokenCounter(registry.get("cl100k"), full_count=True)
-    assert not counter.exact and counter.profile.reason == "--full-count"
+    assert not counter.exact and counter.profile.reason == "full_count"
     assert not counter.is_cut(".", " ")
 
 

@@ -1,6 +1,9 @@
+import re
+
 import pytest
 
 from builders.base.errors import TokenizerError
+from builders.cli.handler import flag_of
 from builders.generate.tokenizer import TokenizerRegistry, parse_tokenizer_option
 
 
@@ -55,8 +58,9 @@ def test_unknown_alias_lists_known():
 
 @pytest.mark.parametrize("option", ["llama3", "=x", "Llama_3=x", "llama3="])
 def test_bad_tokenizer_option(option):
-    with pytest.raises(TokenizerError, match="--tokenizer"):
+    with pytest.raises(TokenizerError, match=f"^tokenizers {re.escape(repr(option))}: ") as info:
         parse_tokenizer_option(option)
+    assert info.value.worded(flag_of).startswith(f"--tokenizer {option!r}: ")
 
 
 def test_builtin_alias_cannot_be_redefined():
@@ -73,3 +77,20 @@ def test_missing_path_or_folder_without_tokenizer_json(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(TokenizerError, match="not a valid tokenizer.json"):
         TokenizerRegistry({"x": str(tmp_path)}).get("x")
+
+
+def test_the_registry_is_read_through_methods_and_grows_by_register():
+    registry = TokenizerRegistry({"x": "o200k_base"})
+    assert dict(registry.locations()) == {"cl100k": "cl100k_base", "o200k": "o200k_base", "x": "o200k_base"}
+    with pytest.raises(TypeError):
+        registry.locations()["y"] = "cl100k_base"  # read-only: new aliases come through register
+    assert "y" not in registry
+    registry.register("y", "cl100k_base")
+    registry.register("y", "cl100k_base")  # the same again is no change
+    assert "y" in registry and registry.aliases == ("cl100k", "o200k", "x", "y")
+    assert registry.get("y").count("hello world") == registry.get("cl100k").count("hello world")
+    with pytest.raises(TokenizerError, match="tokenizer y: already registered at 'cl100k_base', not 'o200k_base'"):
+        registry.register("y", "o200k_base")
+    with pytest.raises(TokenizerError, match="^tokenizers cl100k=o200k_base: 'cl100k' is a built-in alias") as info:
+        registry.register("cl100k", "o200k_base")
+    assert info.value.worded(flag_of).startswith("--tokenizer cl100k=o200k_base: ")

@@ -76,9 +76,10 @@ def expected_accuracy(config: str, expected=EXPECTED) -> float:
 @pytest.fixture(scope="module")
 def export(tmp_path_factory, source_cache) -> Path:
     from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
 
     out = tmp_path_factory.mktemp("lmeval") / "oneruler"
-    build_dataset(list(CONFIGS), out, samples=SAMPLES, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(list(CONFIGS), out, samples=SAMPLES, cache_dir=str(source_cache), progress=False))
     return out
 
 

@@ -16,6 +16,7 @@ from hub_server import running_hub
 from builders.base.files import sha256_file
 from builders.cli import cli
 from builders.export.build import build_dataset
+from builders.export.request import BuildRequest
 
 REPO_ID = "my-org/oneruler"
 REPORT_FILES = ("scores.csv", "errors.csv", "examples.jsonl", "effective_length.csv", "depth.csv")
@@ -26,7 +27,8 @@ def hub_export(tmp_path_factory, source_cache):
     """A real export of two configs (2 rows each), pushed to main of the stand-in by the real ``oneruler push``."""
     token = "hf_" + secrets.token_hex(16)
     export = tmp_path_factory.mktemp("score-hub") / "oneruler"
-    build_dataset(["pl_s_niah_8k", "pl_cwe_easy_8k"], export, samples=2, cache_dir=str(source_cache), progress=False)
+    build_dataset(BuildRequest(["pl_s_niah_8k", "pl_cwe_easy_8k"], export,
+                               samples=2, cache_dir=str(source_cache), progress=False))
     home = tmp_path_factory.mktemp("pusher")
     with running_hub(token) as (endpoint, state):
         pushed = oneruler(["push", str(export), "--repo-id", REPO_ID], client_env(endpoint, home, token), home)

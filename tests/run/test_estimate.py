@@ -18,10 +18,11 @@ CONFIGS = ["en_cwe_easy_8k", "en_cwe_hard_8k", "sw_none_niah_8k", "sw_mk_niah_8k
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, mirror):
     from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
 
     out = tmp_path_factory.mktemp("estimate") / "oneruler"
-    build_dataset(CONFIGS, out, samples=2, cache_dir=str(tmp_path_factory.mktemp("src")), mirror=str(mirror),
-                  progress=False)
+    build_dataset(BuildRequest(CONFIGS, out, samples=2, cache_dir=str(tmp_path_factory.mktemp("src")),
+                               mirror=str(mirror), progress=False))
     return [r for shard in sorted(out.glob("data/*/*.parquet")) for r in pq.read_table(shard).to_pylist()]
 
 

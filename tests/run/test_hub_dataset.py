@@ -16,6 +16,7 @@ from hub_server import running_hub
 from openai_server import Reply, ServerState, running_server
 
 from builders.export.build import build_dataset
+from builders.export.request import BuildRequest
 
 REPO_ID = "my-org/oneruler"
 CONFIGS = ["pl_s_niah_8k", "pl_cwe_easy_8k"]
@@ -33,7 +34,7 @@ def hub(tmp_path_factory, source_cache):
     root = tmp_path_factory.mktemp("run-hub")
     exports = {"main": root / "main", "v2": root / "v2"}
     for seed, export in zip((42, 5), exports.values()):
-        build_dataset(CONFIGS, export, samples=2, seed=seed, cache_dir=str(source_cache), progress=False)
+        build_dataset(BuildRequest(CONFIGS, export, samples=2, seed=seed, cache_dir=str(source_cache), progress=False))
     with running_hub(token) as (endpoint, state):
         env = client_env(endpoint, root, token)
         for branch, export in exports.items():

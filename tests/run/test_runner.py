@@ -35,10 +35,11 @@ def run_args(server, export, out, *extra) -> list[str]:
 def real_export(tmp_path_factory, mirror):
     """Four real 8k configs built by the exporter (4 rows each)."""
     from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
 
     out = tmp_path_factory.mktemp("real") / "oneruler"
-    build_dataset(["en_s_niah_8k", "en_mv_niah_8k", "ko_none_niah_8k", "pl_cwe_easy_8k"], out, samples=4,
-                  cache_dir=str(tmp_path_factory.mktemp("src")), mirror=str(mirror), progress=False)
+    build_dataset(BuildRequest(["en_s_niah_8k", "en_mv_niah_8k", "ko_none_niah_8k", "pl_cwe_easy_8k"], out, samples=4,
+                               cache_dir=str(tmp_path_factory.mktemp("src")), mirror=str(mirror), progress=False))
     rows = datasets.load_dataset(str(out), data_files={"test": "data/*/*.parquet"}, split="test",
                                  cache_dir=str(tmp_path_factory.mktemp("hf"))).to_list()
     return out, {r["id"]: r for r in rows}

@@ -126,3 +126,13 @@ def test_cached_copy_that_changed_is_refused(sources):
     finally:
         path.write_bytes(original)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha256
+
+
+def test_each_kind_is_parsed_once_per_language_and_kept(sources):
+    fresh = type(sources)(sources._paths, sources._entries)
+    assert fresh.niah_template("ko") is fresh.niah_template("ko") is fresh.niah.value("ko")
+    assert fresh.word_pool("ko") is fresh.pools.value("ko")
+    assert {f.name for f in fresh.pools.fixes("ko")} == {"cwe_pos_tag_mapping", "cwe_korean_homograph_digits"}
+    assert fresh.niah.fixes("ko") == [] and fresh.upstream_word_pool("ko") is fresh.upstream_pools.value("ko")
+    with pytest.raises(SourceError, match="unknown language 'xx'; valid: cs, da"):
+        fresh.book_text("xx")

@@ -4,6 +4,7 @@ import sys
 
 import pytest
 
+from builders.cli.handler import flag_of
 from builders.spec.configs import (
     ConfigNameError, ConfigSpec, iter_standard_configs, match_configs, parse_config_name, parse_length, render_length,
 )
@@ -133,7 +134,7 @@ def test_lengths_at_the_limits_are_accepted():
 def test_a_glob_matching_nothing_suggests_globs_that_do(pattern, says, never):
     with pytest.raises(ConfigNameError) as info:
         match_configs([pattern])
-    message = str(info.value)
+    message = info.value.worded(flag_of)  # as the command line says it
     assert message.startswith(f"pattern {pattern!r} matches no config of the standard grid: ")
     for fragment in says:
         assert fragment in message
@@ -142,6 +143,13 @@ def test_a_glob_matching_nothing_suggests_globs_that_do(pattern, says, never):
     # every glob the message suggests selects something
     for suggested in [w.strip("'?,;") for w in message.split() if "*" in w and w.strip("'?,;") != pattern]:
         assert match_configs([suggested]), suggested
+
+
+def test_a_hint_names_the_grid_setting_and_quotes_the_command_as_it_is():
+    with pytest.raises(ConfigNameError) as info:
+        match_configs(["pl_s_niah_8k_at*"])
+    assert str(info.value).endswith("add grid depth (`oneruler list --grid depth` lists them)")
+    assert info.value.worded(flag_of).endswith("add --grid depth (`oneruler list --grid depth` lists them)")
 
 
 @pytest.mark.parametrize("name, task, depth, alias", [
