@@ -66,7 +66,7 @@ class SettingError(OneRulerError):
     ``concurrency must be at least 1 (got 0)``; the command line says ``--concurrency must ...``."""
 
     def __init__(self, setting: str, problem: str, *, settings: tuple[str, ...] = ()):
-        super().__init__(f"{named_setting(setting)} {problem}", settings=(setting, *settings))
+        super().__init__(f"{named_setting(setting)} {problem}", settings=settings)  # marked: worded there only
         self.setting, self.problem = setting, problem
 
 

@@ -68,3 +68,12 @@ def test_a_named_setting_is_worded_where_it_stands_only():
         back = pickle.loads(pickle.dumps(sent))
         assert type(back) is type(sent) and str(back) == str(sent) and back.worded(flag_of) == sent.worded(flag_of)
     assert pickle.loads(pickle.dumps(SettingError("wait", "must be 0"))).setting == "wait"
+
+
+def test_a_setting_error_words_its_setting_where_it_stands_not_in_a_path():
+    from builders.base.errors import SettingError
+    from builders.cli.handler import flag_of
+
+    exc = SettingError("out", "is not a folder: /tmp/out is a file")
+    assert str(exc) == "out is not a folder: /tmp/out is a file"
+    assert exc.worded(flag_of) == "--out is not a folder: /tmp/out is a file"
