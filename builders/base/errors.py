@@ -21,15 +21,24 @@ class OneRulerError(Exception):
 
     exit_code = 2
 
-    def __init__(self, message: str = "", *, settings: tuple[str, ...] = ()):
+    def __init__(self, message: str = "", *, settings: tuple[str, ...] = (), verbatim: tuple[str, ...] = ()):
         super().__init__(message)
         self.settings = tuple(settings)
+        self.verbatim = tuple(v for v in verbatim if v)  # parts never reworded: paths, names, values
 
     def worded(self, flag_of: Callable[[str], str]) -> str:
-        """The message with each setting it names (as a whole word) replaced by ``flag_of(name)``."""
+        """The message with each setting it names (as a whole word) replaced by ``flag_of(name)``.
+
+        The ``verbatim`` parts (a path such as ``out/p.jsonl``, a model named ``model``) are left as they are.
+        """
         text = str(self)
+        kept = sorted(set(self.verbatim), key=len, reverse=True)
+        for n, part in enumerate(kept):
+            text = text.replace(part, f"\x00{n}\x00")
         for name in sorted(self.settings, key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lambda _m, n=name: flag_of(n), text)
+        for n, part in enumerate(kept):
+            text = text.replace(f"\x00{n}\x00", part)
         return text
 
 
@@ -37,9 +46,14 @@ class SettingError(OneRulerError):
     """A setting has a value it cannot have: ``str()`` is ``"<setting> <problem>"``, e.g.
     ``concurrency must be at least 1 (got 0)``; the command line says ``--concurrency must ...``."""
 
-    def __init__(self, setting: str, problem: str, *, settings: tuple[str, ...] = ()):
-        super().__init__(f"{setting} {problem}", settings=(setting, *settings))
+    def __init__(self, setting: str, problem: str, *, settings: tuple[str, ...] = (), verbatim: tuple[str, ...] = ()):
+        super().__init__(f"{setting} {problem}", settings=(setting, *settings), verbatim=verbatim)
         self.setting, self.problem = setting, problem
+
+    def worded(self, flag_of: Callable[[str], str]) -> str:
+        """The flag of the setting, then the problem (in which only the other ``settings`` are worded)."""
+        rest = OneRulerError(self.problem, settings=self.settings[1:], verbatim=self.verbatim)
+        return f"{flag_of(self.setting)} {rest.worded(flag_of)}"
 
 
 class SourceError(OneRulerError):

@@ -60,7 +60,8 @@ class DatasetSource:
         folder = local_folder(name)
         if folder is not None:
             if revision is not None:
-                raise OneRulerError(f"{option} applies to Hub datasets; {name} is a local folder")
+                raise OneRulerError(f"{option} applies to Hub datasets; {name} is a local folder",
+                                    settings=(option,) if option.isidentifier() else (), verbatim=(name,))
             return cls(name, None, folder, hub_cache)
         return cls(name, hub.commit_of(name, revision), None, hub_cache)
 
