@@ -126,9 +126,10 @@ def _typed(value: Any, hint: Any, where: str) -> Any:
     if isinstance(hint, type) and issubclass(hint, MetaRecord):
         return hint.from_json(value, where)
     if origin is tuple:
-        if not isinstance(value, list) or (args[-1] is not Ellipsis and len(value) != len(args)):
-            raise ValueError(f"{_name(where)} must be a list{'' if args[-1] is Ellipsis else f' of {len(args)}'}, "
-                             f"got {_kind(value)}")
+        if not isinstance(value, list):
+            raise ValueError(f"{_name(where)} must be a list, got {_kind(value)}")
+        if args[-1] is not Ellipsis and len(value) != len(args):
+            raise ValueError(f"{_name(where)} must be a list of {len(args)} items, got {len(value)}")
         kinds = [args[0]] * len(value) if args[-1] is Ellipsis else list(args)
         return tuple(_typed(v, k, f"{where}[{i}]") for i, (v, k) in enumerate(zip(value, kinds)))
     if origin is dict:

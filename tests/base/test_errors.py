@@ -52,3 +52,25 @@ def test_only_whole_setting_names_are_worded_as_flags():
                         settings=("skip_overlong",))
     assert exc.worded(flag_of) == "pass --skip-overlong to run the rest (not skip_overlong_rows, not my-skip_overlong)"
     assert OneRulerError("plain").worded(flag_of) == "plain" and OneRulerError("plain").settings == ()
+
+
+def test_verbatim_parts_of_a_message_are_never_worded():
+    """A path or a name that holds a setting's name (a folder ``out``, a model ``model``) is left as it is."""
+    from builders.base.errors import OneRulerError
+    from builders.cli.handler import flag_of
+
+    said = "out/p.jsonl was written with model 'model'"
+    exc = OneRulerError(f"{said}; choose another out", settings=("out", "model"), verbatim=(said, ""))
+    assert str(exc) == "out/p.jsonl was written with model 'model'; choose another out"
+    assert exc.worded(flag_of) == "out/p.jsonl was written with model 'model'; choose another --out"
+    assert exc.verbatim == (said,)
+
+
+def test_a_setting_error_words_its_setting_not_the_same_word_in_its_problem():
+    from builders.base.errors import SettingError
+    from builders.cli.handler import flag_of
+
+    exc = SettingError("shard", "'shard': give I/N, e.g. 0/4, not a shard name; or pass skip_overlong",
+                       settings=("skip_overlong",))
+    assert exc.worded(flag_of) == "--shard 'shard': give I/N, e.g. 0/4, not a shard name; or pass --skip-overlong"
+    assert exc.settings == ("shard", "skip_overlong")

@@ -92,3 +92,19 @@ def test_resuming_with_other_settings_is_refused(tmp_path):
         check_resumable(meta(old), meta(dict(old, sampling={"temperature": 0.6})), tmp_path / "p.jsonl")
     with pytest.raises(OneRulerError, match="from another dataset"):
         check_resumable(meta(old), meta(dict(old, dataset={"manifest_sha256": "b", "revision": None})), tmp_path / "p.jsonl")
+
+
+def test_a_meta_of_the_wrong_shape_is_one_error_naming_the_file_and_the_field(tmp_path):
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+    from builders.run.files.meta import read_meta
+
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps(line("a/0").to_json()) + "\n")
+    meta_path(path).write_text(json.dumps({"format": "oneruler-run/1", "model": "m", "runs": 5}))
+    with pytest.raises(OneRulerError, match=r"p\.meta\.json: not a `oneruler run` meta file: field 'runs' must be a list"):
+        read_meta(path)
+    result = CliRunner().invoke(cli, ["score", str(path), "--dataset", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {meta_path(path)}: not a `oneruler run` meta file: field 'runs' must be a list, got int\n"
