@@ -1,4 +1,4 @@
-"""How far a model's tokenizer is from the dataset's: the per-task margins of ``run/estimate.py``.
+"""How far a model's tokenizer is from the dataset's: the per-task margins of ``run/server/estimate.py``.
 
 For every row of an export folder: its input counted by each tokenizer given (tiktoken names,
 ``tokenizer.json`` files or folders, and ``llama.cpp=URL`` for a running ``llama-server``'s own

@@ -127,7 +127,7 @@ def run_command(**options) -> None:
              f"the run stopped. Last error: {result.last_error}. Rerun to resume; --retry-failed resends failures", 1)
     if options["report_dir"] is not None:
         from ..report.pipeline import score_and_report
-        from ..run.store import read_meta
+        from ..run.files.meta import read_meta
 
         score_and_report(settings.out, settings.rows.dataset, options["report_dir"], meta=read_meta(settings.out),
                          hub_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
@@ -143,27 +143,27 @@ def _print_plan(result, price_in, price_out, skip_overlong) -> None:
     click.echo(pre.describe())
     click.echo(render_plan(result.plan, price_in, price_out))
     if pre.overlong and not skip_overlong:
-        fail(pre.refusal())
+        raise pre.refusal()
 
 
 def _print_batch(result, settings) -> None:
-    from ..run.store import meta_path
+    from ..run.files.meta import meta_path
 
-    total = sum(f["requests"] for f in result.batch_files)
+    total = sum(f.requests for f in result.batch_files)
     click.echo(f"wrote {total} request(s) in {len(result.batch_files)} file(s): "
-               + ", ".join(f"{f['file']} ({f['requests']} requests, {f['bytes']:,} bytes)" for f in result.batch_files))
+               + ", ".join(f"{f.file} ({f.requests} requests, {f.bytes:,} bytes)" for f in result.batch_files))
     click.echo(f"and {meta_path(settings.batch.path).name}; {result.skipped} row(s) skipped (do not fit the window). "
                f"After the batch: oneruler ingest RESULTS.jsonl... --requests {settings.batch.path} --out PREDICTIONS.jsonl")
 
 
 def _print_summary(result, out: Path) -> None:
-    from ..run.store import meta_path
+    from ..run.files.meta import meta_path
 
     click.echo(f"{result.sent} row(s) sent: {result.ok} answered, {result.failed} failed; {result.skipped} skipped "
                f"(do not fit the window); {result.already} already done")
     if len(result.servers) > 1:
-        click.echo("servers: " + "; ".join(f"{s['base_url']} answered {s['answered']}, failed {s['failed']}"
-                                           + (f" (taken out: {s['taken_out']})" if s["taken_out"] else "")
+        click.echo("servers: " + "; ".join(f"{s.base_url} answered {s.answered}, failed {s.failed}"
+                                           + (f" (taken out: {s.taken_out})" if s.taken_out else "")
                                            for s in result.servers))
     for warning in result.warnings:
         echo_err(f"warning: {warning}")

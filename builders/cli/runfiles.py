@@ -28,7 +28,7 @@ def _report_missing(missing: list[str], out: Path, what: str) -> None:
 @cli_errors
 def merge_command(predictions: tuple[Path, ...], out: Path, dataset: str | None) -> None:
     """Join the predictions files of `oneruler run --shard I/N` into one file in id order, with one meta."""
-    from ..run.merge import merge
+    from ..run.files.merge import merge
 
     result = merge(list(predictions), out, dataset)
     click.echo(f"merged {len(predictions)} file(s) into {out}: {result.lines.get('ok', 0)} answered, "
@@ -57,13 +57,13 @@ def merge_command(predictions: tuple[Path, ...], out: Path, dataset: str | None)
 def ingest_command(results: tuple[Path, ...], requests: Path, out: Path, batch_ids: tuple[str, ...],
                    base_url: str | None, wait: float, poll: float, dataset: str | None) -> None:
     """Turn batch output files (OpenAI Batch API, `vllm run-batch -o`) into the predictions file `run` would write."""
-    from ..run.batchrun import ingest, read_batch_meta
+    from ..run.batch.ingest import ingest, read_batch_meta
 
     files = list(results)
     if not files or batch_ids:
-        from ..run.batchapi import fetch_results
+        from ..run.batch.api import fetch_results
 
-        ids = list(batch_ids) or read_batch_meta(requests)["batch"].get("batches") or []
+        ids = list(batch_ids) or list(read_batch_meta(requests)[1].batches)
         if not ids:
             fail("no RESULTS files and no batch to fetch: give the batch output files, or --batch-id")
         files += fetch_results(ids, requests.parent, base_url, os.environ.get("OPENAI_API_KEY") or None, wait, poll,

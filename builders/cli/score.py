@@ -42,7 +42,7 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
     from ..report.records import ScoringOptions
-    from ..run.store import read_meta
+    from ..run.files.meta import read_meta
 
     if missing_policy == "upstream" and truncation != "paper":
         fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")

@@ -7,10 +7,11 @@ report folder; a partial run raises ``PartialRun`` (exit code 1) after the repor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from ..base.errors import OneRulerError
 from ..dataset.source import DatasetSource
+from ..spec.run_meta import RunMeta
 from .aggregate import ABSOLUTE_THRESHOLD, Report, score_predictions
 from .depth import DEPTH_BINS
 from .predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
@@ -26,7 +27,7 @@ class PartialRun(OneRulerError):
 
 
 def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
-                     meta: dict[str, Any] | None = None, hub_cache: str | None = None, allow_partial: bool = False,
+                     meta: RunMeta | None = None, hub_cache: str | None = None, allow_partial: bool = False,
                      threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS,
                      echo: Callable[[str], None] = print) -> Report:
     """Score, print the tables (through ``echo``) and write the report folder.
@@ -38,15 +39,15 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     """
     options = options or ScoringOptions()
     preds = read_predictions(predictions)
-    sent = (meta or {}).get("dataset")
-    revision = sent.get("revision") if isinstance(sent, dict) and sent.get("name") == dataset else None
+    sent = meta.dataset if meta is not None else None
+    revision = sent.revision if sent is not None and sent.name == dataset else None
     source = DatasetSource.open(dataset, revision, "a revision", hub_cache=hub_cache)
     rows = load_rows(source, first_per_config(preds))
     left_out = unscored(preds)
     report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
                                threshold=threshold, depth_bins=depth_bins, dataset=source.identity())
     if meta is not None or left_out:
-        report.extra["run"] = meta
+        report.extra["run"] = meta.to_json() if meta is not None else None
         report.extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
     echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if options.strict else 'paper'} mode")
     echo(render_table(report))

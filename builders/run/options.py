@@ -12,7 +12,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, SettingError, named_setting
 
 APIS = ("chat", "completions")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -34,13 +34,13 @@ class SamplingOptions:
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and self.max_tokens < 1:
-            raise OneRulerError(f"--max-tokens must be at least 1 (got {self.max_tokens})")
+            raise SettingError("max_tokens", f"must be at least 1 (got {self.max_tokens})")
         if self.temperature is not None and not (0.0 <= self.temperature <= 2.0):
-            raise OneRulerError(f"--temperature must be between 0 and 2 (got {self.temperature})")
+            raise SettingError("temperature", f"must be between 0 and 2 (got {self.temperature})")
         if self.top_p is not None and not (0.0 < self.top_p <= 1.0):
-            raise OneRulerError(f"--top-p must be in (0, 1] (got {self.top_p})")
+            raise SettingError("top_p", f"must be in (0, 1] (got {self.top_p})")
         if self.max_tokens_param not in MAX_TOKENS_PARAMS:
-            raise OneRulerError(f"--max-tokens-param {self.max_tokens_param!r}: use one of {', '.join(MAX_TOKENS_PARAMS)}")
+            raise SettingError("max_tokens_param", f"{self.max_tokens_param!r}: use one of {', '.join(MAX_TOKENS_PARAMS)}")
 
     def new_tokens(self, reserve: int) -> int:
         """The maximum number of new tokens for a row whose budget reserved ``reserve`` tokens."""
@@ -84,7 +84,7 @@ def sampling_options(preset: str | None = None, **given: Any) -> SamplingOptions
     values: dict[str, Any] = {}
     if preset is not None:
         if preset not in PRESETS:
-            raise OneRulerError(f"unknown --preset {preset!r}; valid: {', '.join(PRESETS)}")
+            raise OneRulerError(f"unknown {named_setting('preset')} {preset!r}; valid: {', '.join(PRESETS)}")
         values.update(PRESETS[preset])
     values.update({k: v for k, v in given.items() if v is not None and v != ()})
     if "stop" in values:
@@ -99,10 +99,10 @@ def parse_extra_body(text: str | None) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise OneRulerError(f"--extra-body is not valid JSON ({exc.msg}, column {exc.colno}); "
-                            f"give an object such as '{{\"top_k\": 1}}'") from None
+        raise SettingError("extra_body", f"is not valid JSON ({exc.msg}, column {exc.colno}); "
+                                         f"give an object such as '{{\"top_k\": 1}}'") from None
     if not isinstance(value, dict):
-        raise OneRulerError(f"--extra-body must be a JSON object such as '{{\"top_k\": 1}}', got {type(value).__name__}")
+        raise SettingError("extra_body", f"must be a JSON object such as '{{\"top_k\": 1}}', got {type(value).__name__}")
     return value
 
 
@@ -120,7 +120,7 @@ def failure_limit(text: str, rows: int) -> int:
             raise ValueError
         return count
     except ValueError:
-        raise OneRulerError(f"--max-failed {text!r}: give a number of rows (e.g. 10) or a percentage (e.g. 1%)") from None
+        raise SettingError("max_failed", f"{text!r}: give a number of rows (e.g. 10) or a percentage (e.g. 1%)") from None
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,11 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.attempts < 1:
-            raise OneRulerError(f"--max-retries must be at least 0 (got {self.attempts - 1})")
+            raise SettingError("max_retries", f"must be at least 0 (got {self.attempts - 1})")
         if self.timeout_s <= 0:
-            raise OneRulerError(f"--timeout must be positive (got {self.timeout_s})")
+            raise SettingError("timeout_s", f"must be positive (got {self.timeout_s})")
         if self.base_s < 0:
-            raise OneRulerError(f"--retry-wait must not be negative (got {self.base_s})")
+            raise SettingError("base_s", f"must not be negative (got {self.base_s})")
 
     def wait(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before try ``attempt + 1`` (0-based ``attempt`` just failed)."""

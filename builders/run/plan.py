@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .dataset import RowRef
-from .preflight import Preflight
+from .rows.selection import RowRef
+from .server.preflight import Preflight
 
 
 @dataclass

@@ -9,37 +9,38 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Callable
 
-from .dataset import RowRef, RunRow, Selection, async_batches
-from .guard import TruncationGuard
-from .lines import answered_line
-from .pool import NoServerLeft, ServerPool
+from ..base.errors import OneRulerError, named_setting
+from .files.lines import answered_line
+from .files.store import PredictionStore
 from .progress import RunProgress
-from .store import PredictionStore
+from .rows.selection import RowRef, RunRow, Selection, async_batches
+from .server.client import Completion
+from .server.guard import TruncationGuard
+from .server.pool import NoServerLeft, ServerPool
+from .server.preflight import Preflight
+from .session import RunResult
+from .settings import RunSettings
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .preflight import Preflight
-    from .runner import RunResult
-    from .settings import RunSettings
 
-
-def truncation_error(guard: TruncationGuard, pre: "Preflight", url: str) -> str:
+def truncation_error(guard: TruncationGuard, pre: Preflight, url: str) -> OneRulerError:
     """The one error line of a run stopped by cut prompts: how many, the first reason, the limit and the fix."""
     server = pre.server
     kind = server.kind if server is not None else "the server"
     source = server.window_source if server is not None and guard.window == server.window else pre.window.source
     size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
-    return (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them to "
+    said = (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them to "
             f"its {size} instead of refusing them (first: {guard.cut[0]}, {guard.worst}). The run stopped; those rows "
-            f"are recorded as failed and not scored. To fix: {pre.fix}; then rerun with --retry-failed")
+            f"are recorded as failed and not scored. To fix: {pre.fix}")
+    return OneRulerError(f"{said}; then rerun with {named_setting('retry_failed')}")
 
 
 class Sender:
     """Sends rows and counts what came back into the run's result."""
 
-    def __init__(self, pool: ServerPool, store: PredictionStore, selection: Selection, s: "RunSettings",
-                 result: "RunResult", pre: "Preflight", log: Callable[[str], None]):
+    def __init__(self, pool: ServerPool, store: PredictionStore, selection: Selection, s: RunSettings,
+                 result: RunResult, pre: Preflight, log: Callable[[str], None]):
         self.pool, self.store, self.selection, self.s, self.result, self.log = pool, store, selection, s, result, log
         self.pre = pre
         server = pre.server
@@ -92,7 +93,7 @@ class Sender:
         self.store.append(answered_line(row.id, done))
         self.count(row, done, bar)
 
-    def checked(self, row: RunRow, done: Any, url: str) -> Any:
+    def checked(self, row: RunRow, done: Completion, url: str) -> Completion:
         """The answer, failed with the reason if the server cut the prompt; warnings said at once."""
         reason = self.guard.check(row.id, done.usage)
         if done.usage is None and url not in self.silent:
@@ -105,7 +106,7 @@ class Sender:
         self.result.stopped = self.result.stopped or self.guard.stop
         return dataclasses.replace(done, error=reason)
 
-    def count(self, row: RunRow, done: Any, bar: RunProgress) -> None:
+    def count(self, row: RunRow, done: Completion, bar: RunProgress) -> None:
         """Count a finished row; stop once failures pass the limit."""
         result = self.result
         result.sent += 1

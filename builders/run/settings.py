@@ -1,9 +1,11 @@
 """What ``oneruler run`` is asked to do, as typed groups built once; every default is defined here.
 
 ``RowChoice``: which rows (dataset, globs, revision, limit, shard). ``ServerSettings``: where they
-go and how they are counted (base URLs, model, API, retries, window, tokenizer). ``RunSettings``:
-the two, the sampling options, the predictions file and how the run behaves. The command line
-builds them from its options (an option left unset keeps the default written here).
+go and how they are counted (base URLs, model, API, retries, window, tokenizer). ``BatchOutput``
+(with its ``BatchLimits``): request files instead of requests. ``RunSettings``: the lot, the sampling
+options, the predictions file and how the run behaves. The command line builds them from its
+options (``settings_build.py``; an option left unset keeps the default written here). An invalid
+value is a ``SettingError`` naming the field.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..base.errors import OneRulerError
-from .batch import BatchLimits
+from ..base.errors import OneRulerError, SettingError, named_setting
+from ..spec.run_meta import SelectionRecord
 from .options import APIS, RetryPolicy, SamplingOptions
-from .shard import Shard
+from .rows.shard import Shard
 
 ORDERS = ("longest", "dataset")
 DEFAULT_CONCURRENCY = 8  # when the server does not say how many requests it works on at once
+OPENAI_MAX_REQUESTS = 50_000
+OPENAI_MAX_BYTES = 200 * 1000 * 1000  # "up to 200 MB" per batch input file
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,10 @@ class RowChoice:
     shard: Shard | None = None
     hub_cache: str | None = None
 
-    def to_meta(self) -> dict:
+    def record(self) -> SelectionRecord:
         """The ``selection`` entry of the meta."""
-        return {"patterns": list(self.patterns), "limit": self.limit,
-                "shard": str(self.shard) if self.shard is not None else None}
+        return SelectionRecord.of(patterns=self.patterns, limit=self.limit,
+                                  shard=str(self.shard) if self.shard is not None else None)
 
 
 @dataclass(frozen=True)
@@ -52,13 +56,27 @@ class ServerSettings:
 
     def __post_init__(self) -> None:
         if self.api not in APIS:
-            raise OneRulerError(f"--api {self.api!r}: use one of {', '.join(APIS)}")
+            raise SettingError("api", f"{self.api!r}: use one of {', '.join(APIS)}")
         if len(set(self.base_urls)) < len(self.base_urls):
-            raise OneRulerError("a --base-url is given twice; give each server once")
+            raise OneRulerError(f"a {named_setting('base_urls')} is given twice; give each server once")
         if self.count_margin is not None and self.count_margin < 0:
-            raise OneRulerError(f"--count-margin must not be negative (got {self.count_margin})")
+            raise SettingError("count_margin", f"must not be negative (got {self.count_margin})")
         if self.max_model_len is not None and self.max_model_len < 1:
-            raise OneRulerError(f"--max-model-len must be positive (got {self.max_model_len})")
+            raise SettingError("max_model_len", f"must be positive (got {self.max_model_len})")
+
+
+@dataclass(frozen=True)
+class BatchLimits:
+    """The most requests and bytes one request file may hold (OpenAI's limits by default)."""
+
+    max_requests: int = OPENAI_MAX_REQUESTS
+    max_bytes: int = OPENAI_MAX_BYTES
+
+    def __post_init__(self) -> None:
+        if self.max_requests < 1:
+            raise SettingError("max_requests", f"must be at least 1 (got {self.max_requests})")
+        if self.max_bytes < 1024:
+            raise SettingError("max_bytes", f"must be at least 1024 (got {self.max_bytes})")
 
 
 @dataclass(frozen=True)
@@ -90,13 +108,14 @@ class RunSettings:
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and self.concurrency < 1:
-            raise OneRulerError(f"--concurrency must be at least 1 (got {self.concurrency})")
+            raise SettingError("concurrency", f"must be at least 1 (got {self.concurrency})")
         if self.order not in ORDERS:
-            raise OneRulerError(f"--order {self.order!r}: use one of {', '.join(ORDERS)}")
+            raise SettingError("order", f"{self.order!r}: use one of {', '.join(ORDERS)}")
         if self.out is None and self.batch is None:
-            raise OneRulerError("--out PREDICTIONS.jsonl is required (or --batch-requests FILE to write requests)")
+            raise OneRulerError(f"{named_setting('out')} PREDICTIONS.jsonl is required (or {named_setting('batch')} FILE to "
+                                f"write requests)")
         if not self.server.base_urls and self.batch is None:
-            raise OneRulerError("--base-url is required (or --batch-requests FILE to write requests)")
+            raise OneRulerError(f"{named_setting('base_urls')} is required (or {named_setting('batch')} FILE to write requests)")
 
     @property
     def records(self) -> Path:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import OneRulerError
-from .batch import BatchLimits
+from ..base.errors import OneRulerError, SettingError, named_setting
 from .options import RetryPolicy, parse_extra_body, sampling_options
-from .settings import BatchOutput, RowChoice, RunSettings, ServerSettings
-from .shard import Shard
+from .rows.shard import Shard
+from .settings import BatchLimits, BatchOutput, RowChoice, RunSettings, ServerSettings
 
 
 def _given(options: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -24,16 +23,16 @@ def base_urls(given: tuple[str, ...], listing: Path | None) -> tuple[str, ...]:
         try:
             text = Path(listing).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise OneRulerError(f"--base-urls {listing}: cannot read it ({exc})") from None
+            raise SettingError("base_urls_file", f"{listing}: cannot read it ({exc})") from None
         urls += [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
         if not urls:
-            raise OneRulerError(f"--base-urls {listing}: no URL in it (one per line)")
+            raise SettingError("base_urls_file", f"{listing}: no URL in it (one per line)")
     return tuple(urls)
 
 
 def _retry(options: dict[str, Any]) -> RetryPolicy:
     if options.get("max_retries") is not None and options["max_retries"] < 0:
-        raise OneRulerError(f"--max-retries must not be negative (got {options['max_retries']})")
+        raise SettingError("max_retries", f"must not be negative (got {options['max_retries']})")
     kwargs = {}
     if options.get("max_retries") is not None:
         kwargs["attempts"] = options["max_retries"] + 1
@@ -47,7 +46,8 @@ def _retry(options: dict[str, Any]) -> RetryPolicy:
 def _batch(options: dict[str, Any]) -> BatchOutput | None:
     if options.get("batch_requests") is None:
         if options.get("submit"):
-            raise OneRulerError("--submit needs --batch-requests FILE (the request files to upload)")
+            raise OneRulerError(f"{named_setting('submit')} needs {named_setting('batch_requests')} FILE (the request files "
+                                f"to upload)")
         return None
     limits = BatchLimits(**{k[len("batch_"):]: v for k, v in _given(options, "batch_max_requests", "batch_max_bytes").items()})
     return BatchOutput(Path(options["batch_requests"]), limits, bool(options.get("submit")))

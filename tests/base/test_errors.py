@@ -77,3 +77,26 @@ def test_a_setting_error_words_its_setting_where_it_stands_not_in_a_path():
     exc = SettingError("out", "is not a folder: /tmp/out is a file")
     assert str(exc) == "out is not a folder: /tmp/out is a file"
     assert exc.worded(flag_of) == "--out is not a folder: /tmp/out is a file"
+
+
+def test_paths_and_names_holding_a_setting_name_are_never_worded():
+    """A path or a name that holds a setting's name (a folder ``out``, a model ``model``) is left as it is."""
+    from builders.base.errors import OneRulerError
+    from builders.cli.handler import flag_of
+
+    from builders.base.errors import named_setting
+
+    said = "out/p.jsonl was written with model 'model'"
+    exc = OneRulerError(f"{said}; choose another {named_setting('out')}")
+    assert str(exc) == "out/p.jsonl was written with model 'model'; choose another out"
+    assert exc.worded(flag_of) == "out/p.jsonl was written with model 'model'; choose another --out"
+
+
+def test_a_setting_error_words_its_setting_not_the_same_word_in_its_problem():
+    from builders.base.errors import SettingError
+    from builders.cli.handler import flag_of
+
+    exc = SettingError("shard", "'shard': give I/N, e.g. 0/4, not a shard name; or pass skip_overlong",
+                       settings=("skip_overlong",))
+    assert exc.worded(flag_of) == "--shard 'shard': give I/N, e.g. 0/4, not a shard name; or pass --skip-overlong"
+    assert set(exc.settings) == {"shard", "skip_overlong"}

@@ -1,4 +1,4 @@
-"""``builders.run.client`` with the real ``openai`` client against the vLLM stand-in on 127.0.0.1."""
+"""``builders.run.server.client`` with the real ``openai`` client against the vLLM stand-in on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import asyncio
 import pytest
 from openai_server import Fault, Reply, ServerState, running_server
 
-from builders.run.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.options import RetryPolicy, SamplingOptions
-from builders.run.dialects.vllm import Vllm
+from builders.run.server.client import ServerClient, retry_after_seconds, split_answer
+from builders.run.server.dialects.vllm import Vllm
+from builders.run.server.probe import ServerProbe
 
 FAST = RetryPolicy(attempts=4, base_s=0.05, timeout_s=20)
 
@@ -135,8 +136,7 @@ def test_tokenize_and_models(server):
     async def go():
         client = ServerClient(server.base_url, "test-model", "chat", None, FAST)
         try:
-            client.dialect = Vllm()
-            return await client.served_models(), await client.count("hello world")
+            return await client.served_models(), await Vllm().count(ServerProbe(client), "hello world")
         finally:
             await client.close()
 

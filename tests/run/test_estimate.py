@@ -8,8 +8,8 @@ import tiktoken
 from conftest import HF_TOKENIZERS
 from tokenizers import Tokenizer
 
-from builders.run.dataset import RowRef
-from builders.run.estimate import MARGINS, estimate
+from builders.run.rows.selection import RowRef
+from builders.run.server.estimate import MARGINS, estimate
 
 # the worst configs of benchmarks/estimate_margins.py over 238 configs: numbered CWE lists, Swahili NIAH
 CONFIGS = ["en_cwe_easy_8k", "en_cwe_hard_8k", "sw_none_niah_8k", "sw_mk_niah_8k"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders.run.guard import STOP_AFTER, TruncationGuard
+from builders.run.server.guard import STOP_AFTER, TruncationGuard
 
 
 def usage(prompt_tokens):

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import pytest
 
 from builders.base.errors import OneRulerError
-from builders.run.shard import Shard, deal
+from builders.cli.handler import flag_of
+from builders.run.rows.shard import Shard, deal
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,9 @@ def test_the_deal_is_the_same_whatever_the_order_it_is_given_in():
 
 @pytest.mark.parametrize("text", ["3/3", "-1/2", "1/0", "a/b", "1", "1/2/3", ""])
 def test_bad_shards_are_one_clear_error(text):
-    with pytest.raises(OneRulerError, match="--shard"):
+    with pytest.raises(OneRulerError, match=f"^shard {text!r}: ") as info:
         Shard.parse(text)
+    assert info.value.worded(flag_of).startswith(f"--shard {text!r}: ")  # as the CLI says it
 
 
 def test_parse_and_render():

@@ -8,8 +8,11 @@ import pytest
 
 from builders.base.errors import OneRulerError
 from builders.report.predictions import read_predictions, unscored
-from builders.run.store import PredictionStore, check_resumable, meta_path, public_url
+from builders.run.files.meta import check_resumable, meta_path
+from builders.run.files.store import PredictionStore
+from builders.run.server.secrets import public_url
 from builders.spec.prediction_line import PredictionLine
+from builders.spec.run_meta import RunMeta
 
 
 def line(ident: str, status: str = "ok", prediction: str | None = "1234567") -> PredictionLine:
@@ -80,9 +83,28 @@ def test_names_and_urls():
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path):
+    def meta(doc: dict) -> RunMeta:
+        return RunMeta.from_json(doc)
+
     old = {"model": "m", "api": "chat", "sampling": {"temperature": 0.0}, "dataset": {"manifest_sha256": "a", "revision": None}}
-    check_resumable(old, dict(old, base_url="http://elsewhere/v1"), tmp_path / "p.jsonl")
+    check_resumable(meta(old), meta(dict(old, base_url="http://elsewhere/v1")), tmp_path / "p.jsonl")
     with pytest.raises(OneRulerError, match='written with sampling {"temperature": 0.0}, this run has {"temperature": 0.6}'):
-        check_resumable(old, dict(old, sampling={"temperature": 0.6}), tmp_path / "p.jsonl")
+        check_resumable(meta(old), meta(dict(old, sampling={"temperature": 0.6})), tmp_path / "p.jsonl")
     with pytest.raises(OneRulerError, match="from another dataset"):
-        check_resumable(old, dict(old, dataset={"manifest_sha256": "b", "revision": None}), tmp_path / "p.jsonl")
+        check_resumable(meta(old), meta(dict(old, dataset={"manifest_sha256": "b", "revision": None})), tmp_path / "p.jsonl")
+
+
+def test_a_meta_of_the_wrong_shape_is_one_error_naming_the_file_and_the_field(tmp_path):
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+    from builders.run.files.meta import read_meta
+
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps(line("a/0").to_json()) + "\n")
+    meta_path(path).write_text(json.dumps({"format": "oneruler-run/1", "model": "m", "runs": 5}))
+    with pytest.raises(OneRulerError, match=r"p\.meta\.json: not a `oneruler run` meta file: field 'runs' must be a list"):
+        read_meta(path)
+    result = CliRunner().invoke(cli, ["score", str(path), "--dataset", str(tmp_path / "none")])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {meta_path(path)}: not a `oneruler run` meta file: field 'runs' must be a list, got int\n"

@@ -21,28 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..base.errors import OneRulerError
-from ..base.files import temp_file_beside
-from .dataset import RunRow
-from .options import SamplingOptions
+from ...base.errors import OneRulerError, named_setting
+from ...base.files import temp_file_beside
+from ...spec.run_meta import BatchFile
+from ..options import SamplingOptions
+from ..rows.selection import RunRow
+from ..settings import BatchLimits
 
 ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
-OPENAI_MAX_REQUESTS = 50_000
-OPENAI_MAX_BYTES = 200 * 1000 * 1000  # "up to 200 MB" per batch input file
-
-
-@dataclass(frozen=True)
-class BatchLimits:
-    """The most requests and bytes one request file may hold."""
-
-    max_requests: int = OPENAI_MAX_REQUESTS
-    max_bytes: int = OPENAI_MAX_BYTES
-
-    def __post_init__(self) -> None:
-        if self.max_requests < 1:
-            raise OneRulerError(f"--batch-max-requests must be at least 1 (got {self.max_requests})")
-        if self.max_bytes < 1024:
-            raise OneRulerError(f"--batch-max-bytes must be at least 1024 (got {self.max_bytes})")
 
 
 def request_body(row: RunRow, model: str, api: str, sampling: SamplingOptions) -> dict[str, Any]:
@@ -79,7 +65,7 @@ class BatchWriter:
     def add(self, line: bytes) -> None:
         """Append one request, starting a new part when this one would pass a limit."""
         if len(line) > self.limits.max_bytes:
-            raise OneRulerError(f"one request is {len(line):,} bytes, over --batch-max-bytes {self.limits.max_bytes:,}")
+            raise OneRulerError(f"one request is {len(line):,} bytes, over {named_setting('max_bytes')} {self.limits.max_bytes:,}")
         if not self.parts or self.parts[-1][1] + 1 > self.limits.max_requests or \
                 self.parts[-1][2] + len(line) > self.limits.max_bytes:
             self._start()
@@ -101,13 +87,13 @@ class BatchWriter:
             self._handle.close()
             self._handle = None
 
-    def commit(self) -> list[dict[str, Any]]:
-        """Rename every part into place; returns ``{"file", "requests", "bytes"}`` per file."""
+    def commit(self) -> list[BatchFile]:
+        """Rename every part into place; returns each file's name, requests and bytes."""
         self._close_handle()
         names = part_paths(self.target, len(self.parts))
         for (temp, _, _), name in zip(self.parts, names):
             os.replace(temp, name)
-        return [{"file": name.name, "requests": n, "bytes": size} for (_, n, size), name in zip(self.parts, names)]
+        return [BatchFile.of(file=name.name, requests=n, bytes=size) for (_, n, size), name in zip(self.parts, names)]
 
     def discard(self) -> None:
         """Remove the temporary parts (an interrupted or failed write)."""

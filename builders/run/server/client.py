@@ -18,10 +18,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import OneRulerError
-from ..scoring import split_reasoning
-from .options import RetryPolicy
-from .store import redact
+from ...base.errors import OneRulerError
+from ...scoring import split_reasoning
+from ..options import RetryPolicy
+from .secrets import redact
 
 RETRY_STATUSES = (408, 429)
 ERROR_CHARS = 500
@@ -128,9 +128,6 @@ class ServerClient:
         self.openai = openai
         self.model, self.api, self.retry, self.stream = model, api, retry, stream
         self.secret = api_key
-        self.problems: dict[str, str] = {}  # endpoint -> why it gave no answer the run could use
-        self.dialect = None  # the server's dialect and facts, once the preflight has probed it (dialects/)
-        self.facts = None
         self.base_url = base_url.rstrip("/")
         # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         self._in_flight: dict[int, int] = {}
@@ -142,9 +139,12 @@ class ServerClient:
         """The server root (base URL without its ``/v1``): where vLLM and SGLang mount ``/tokenize``."""
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
-    def describe(self, exc: BaseException) -> str:
-        """A one-line error text, without the API key, at most ERROR_CHARS long; about the server, in words."""
-        words = self.in_words(exc)
+    def describe(self, exc: BaseException, slots: int | None = None) -> str:
+        """A one-line error text, without the API key, at most ERROR_CHARS long; about the server, in words.
+
+        ``slots``: the requests the server works on at once, when it said (a timeout's words name its queue).
+        """
+        words = self.in_words(exc, slots)
         if words is not None:
             return redact(words, self.secret)[:ERROR_CHARS]
         status = getattr(exc, "status_code", None)
@@ -152,7 +152,7 @@ class ServerClient:
         text = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else f"{type(exc).__name__}: {text}"
         return redact(" ".join(text.split()), self.secret)[:ERROR_CHARS]
 
-    def in_words(self, exc: BaseException) -> str | None:
+    def in_words(self, exc: BaseException, slots: int | None = None) -> str | None:
         """What went wrong with the server's answer, said about the server (None: nothing more to say)."""
         if isinstance(exc, BadAnswer):
             return str(exc)
@@ -161,7 +161,6 @@ class ServerClient:
         if isinstance(exc, json.JSONDecodeError):
             return f"the server's answer is not valid JSON ({exc.msg} at character {exc.pos})"
         if isinstance(exc, (asyncio.TimeoutError, self.openai.APITimeoutError)):
-            slots = getattr(self.facts, "slots", None)
             queue = f"; it works on {slots} request(s) at once and a request waiting in its queue counts too" \
                 if slots else ""
             return (f"the server sent no complete answer within --timeout {self.retry.timeout_s:g} s (raise --timeout, "
@@ -174,37 +173,39 @@ class ServerClient:
             cause = cause.__cause__ or cause.__context__
         return None
 
-    def classify(self, exc: BaseException) -> BaseException:
+    def classify(self, exc: BaseException, slots: int | None = None) -> BaseException:
         """A RetryableError for what deserves another try, else the exception unchanged."""
         if isinstance(exc, self.openai.APIStatusError):
             if exc.status_code in RETRY_STATUSES or exc.status_code >= 500:
-                return RetryableError(self.describe(exc), retry_after_seconds(exc.response.headers))
+                return RetryableError(self.describe(exc, slots), retry_after_seconds(exc.response.headers))
             return exc
         if isinstance(exc, (self.openai.APIConnectionError, asyncio.TimeoutError, BadAnswer, ValueError)) or \
                 type(exc).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "anyio"):
-            return RetryableError(self.describe(exc))
+            return RetryableError(self.describe(exc, slots))
         return exc
 
     def unreachable(self, exc: BaseException) -> bool:
         """Whether a failure means the server could not be reached at all (refused, reset), not that it is slow."""
         return isinstance(exc, self.openai.APIConnectionError) and not isinstance(exc, self.openai.APITimeoutError)
 
-    async def complete(self, prompt: str, kwargs: dict[str, Any], failover: bool = False) -> Completion:
+    async def complete(self, prompt: str, kwargs: dict[str, Any], failover: bool = False,
+                       slots: int | None = None) -> Completion:
         """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``.
 
         ``failover``: other servers can take the row, so a connection that fails outright is not
-        retried here but returned at once (``unreachable``).
+        retried here but returned at once (``unreachable``). ``slots``: as for ``describe``.
         """
         for attempt in range(self.retry.attempts):
             started = time.monotonic()
             try:
                 outcome = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
             except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
-                why = self.classify(exc)
+                why = self.classify(exc, slots)
                 if failover and self.unreachable(exc):
-                    return Completion(None, None, None, None, None, self.describe(exc), attempt + 1, unreachable=True)
+                    return Completion(None, None, None, None, None, self.describe(exc, slots), attempt + 1,
+                                      unreachable=True)
                 if not isinstance(why, RetryableError):
-                    return Completion(None, None, None, None, None, self.describe(exc), attempt + 1)
+                    return Completion(None, None, None, None, None, self.describe(exc, slots), attempt + 1)
                 if attempt + 1 == self.retry.attempts:
                     return Completion(None, None, None, None, None, f"{why} (gave up after {self.retry.attempts} tries)",
                                       attempt + 1, unreachable=self.unreachable(exc))
@@ -276,14 +277,21 @@ class ServerClient:
             page = await asyncio.wait_for(self.client.models.list(), self.retry.timeout_s)
         except self.openai.APIStatusError as exc:
             if exc.status_code == 401:
-                raise OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
-                                    f"set OPENAI_API_KEY to a key it accepts") from None
+                raise self.key_refused() from None
             return None
         return [{"id": m.id, "owned_by": getattr(m, "owned_by", None), **(m.model_extra or {})} for m in page.data]
 
-    async def count(self, prompt: str) -> int | None:
-        """Prompt tokens as the server counts them, in its own dialect (None: it cannot count)."""
-        return await self.dialect.count(self, prompt) if self.dialect is not None else None
+    def key_refused(self) -> OneRulerError:
+        """The error of a server that answers HTTP 401: the key is wrong (never shown)."""
+        return OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
+                             f"set OPENAI_API_KEY to a key it accepts")
+
+    async def root_json(self, path: str, body: dict | None = None) -> Any:
+        """``GET`` (no ``body``) or ``POST`` ``root_url + path`` as parsed JSON, without our retries or deadline:
+        the openai client's errors propagate (``probe.ServerProbe`` words them)."""
+        if body is None:
+            return await self.client.get(self.root_url + path, cast_to=object)
+        return await self.client.post(self.root_url + path, body=body, cast_to=object)
 
     async def close(self) -> None:
         """Close the HTTP connections."""

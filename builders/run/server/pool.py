@@ -2,7 +2,8 @@
 
 A server whose connection fails outright is checked at once (``GET /v1/models``); if it does not
 answer it is taken out of rotation with a warning and the row goes to another server. Every
-server keeps its own counts (rows answered, failed, tokens) for the progress line and the meta.
+server keeps its own counts (rows answered, failed, tokens) for the progress line and the meta,
+and what the preflight learnt of it (``known``: its dialect and facts, set by ``window.pool_window``).
 The run fails only when no server is left.
 """
 
@@ -13,9 +14,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..base.errors import OneRulerError
+from ...base.errors import OneRulerError, named_setting
+from ...spec.run_meta import ServerRecord
 from .client import Completion, ServerClient
-from .store import public_url
+from .dialects import KnownServer
+from .secrets import public_url
 
 HEALTH_TIMEOUT_S = 10.0
 
@@ -34,6 +37,7 @@ class Server:
     failed: int = 0
     prompt_tokens: int = 0
     out_reason: str | None = None  # why it was taken out of rotation (None: in rotation)
+    known: KnownServer | None = None  # its dialect and facts, once the preflight has learnt them
     _checking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -41,10 +45,15 @@ class Server:
         """The base URL without credentials."""
         return public_url(self.client.base_url)
 
-    def to_meta(self) -> dict[str, Any]:
+    @property
+    def slots(self) -> int | None:
+        """The requests it works on at once, if it said (for the words of a timeout)."""
+        return self.known.facts.slots if self.known is not None else None
+
+    def record(self) -> ServerRecord:
         """What the meta records of this server."""
-        return {"base_url": self.url, "answered": self.answered, "failed": self.failed,
-                "taken_out": self.out_reason}
+        return ServerRecord.of(base_url=self.url, answered=self.answered, failed=self.failed,
+                               taken_out=self.out_reason)
 
 
 class ServerPool:
@@ -52,15 +61,15 @@ class ServerPool:
 
     def __init__(self, clients: list[ServerClient], warn: Callable[[str], None] = lambda message: None):
         if not clients:
-            raise OneRulerError("no server: give --base-url (repeat it for several servers)")
+            raise OneRulerError(f"no server: give {named_setting('base_urls')} (repeat it for several servers)")
         self.servers = [Server(c) for c in clients]
         self.warn = warn
         self.started = time.monotonic()
 
     @property
-    def first(self) -> ServerClient:
+    def first(self) -> Server:
         """The first server still in rotation (the one that counts prompts)."""
-        return self.live()[0].client
+        return self.live()[0]
 
     def live(self) -> list[Server]:
         """The servers in rotation; none left is an error."""
@@ -98,7 +107,7 @@ class ServerPool:
             failover = len(self.live()) > 1
             server.in_flight += 1
             try:
-                done = await server.client.complete(prompt, kwargs, failover=failover)
+                done = await server.client.complete(prompt, kwargs, failover=failover, slots=server.slots)
             finally:
                 server.in_flight -= 1
             if not done.unreachable:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .dataset import RowRef
+from ..rows.selection import RowRef
 from .dialects import CHAT_TEMPLATE_ALLOWANCE
 
 BOS_ALLOWANCE = 1

@@ -10,8 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..probe import ServerProbe
 from .base import Dialect, ServerFacts
 
 OWNERS = ("openai", "system", "openai-internal")
@@ -27,26 +26,26 @@ class HostedOpenAI(Dialect):
     def __init__(self) -> None:
         self.encoding = None
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from the ``/v1/models`` card's owner; the encoding from tiktoken if it knows the model."""
         if (card or {}).get("owned_by") not in OWNERS:
             return None
         import tiktoken
 
         try:
-            self.encoding = tiktoken.encoding_for_model(client.model)
+            self.encoding = tiktoken.encoding_for_model(server.model)
         except (KeyError, ValueError):
             self.encoding = None
         if self.encoding is not None:
-            extra = " + the chat overhead (7)" if client.api == "chat" else ""
+            extra = " + the chat overhead (7)" if server.api == "chat" else ""
             self.counting = f"tiktoken {self.encoding.name} (the model's encoding){extra}"
         return ServerFacts(self.name, None, "not reported by the API", fix="choose a model with a larger window")
 
-    async def count(self, client: Any, prompt: str) -> int | None:
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
         """The prompt's tokens in the model's encoding, plus the chat overhead."""
         if self.encoding is None:
-            client.problems.setdefault("tiktoken", f"tiktoken does not know {client.model!r}")
+            server.note("tiktoken", f"tiktoken does not know {server.model!r}")
             return None
         n = len(self.encoding.encode(prompt, disallowed_special=()))
         role = len(self.encoding.encode("user"))
-        return n + (PER_MESSAGE + role + REPLY_PRIMING if client.api == "chat" else 0)
+        return n + (PER_MESSAGE + role + REPLY_PRIMING if server.api == "chat" else 0)

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from ..base.errors import OneRulerError
-from ..spec.ids import id_order
+from ...base.errors import SettingError
+from ...spec.ids import id_order
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -38,10 +38,10 @@ class Shard:
         """``"1/3"`` → Shard(1, 3); anything else is one clear error."""
         match = _SHARD.match(text)
         if not match:
-            raise OneRulerError(f"--shard {text!r}: give I/N with 0 <= I < N, e.g. 0/4 for the first of four shares")
+            raise SettingError("shard", f"{text!r}: give I/N with 0 <= I < N, e.g. 0/4 for the first of four shares")
         index, count = int(match[1]), int(match[2])
         if count < 1 or not 0 <= index < count:
-            raise OneRulerError(f"--shard {text!r}: need N >= 1 and 0 <= I < N (shares are numbered 0 to N-1)")
+            raise SettingError("shard", f"{text!r}: need N >= 1 and 0 <= I < N (shares are numbered 0 to N-1)")
         return cls(index, count)
 
     def __str__(self) -> str:

@@ -1,4 +1,4 @@
-"""The run's files: the predictions JSONL (resumable, one flushed line per finished row) and its meta sidecar.
+"""The predictions file of a run: JSONL, resumable, one flushed line per finished row (its meta: ``meta.py``).
 
 Line: ``{"id", "prediction", "finish_reason", "reasoning", "usage", "latency_s", "error", "status"}``
 with ``status`` ``ok``, ``failed`` (``error`` says why, ``prediction`` null) or ``skipped`` (the prompt
@@ -10,48 +10,14 @@ One process at a time: a lock file beside the predictions.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
-from urllib.parse import urlsplit, urlunsplit
 
-from ..base.errors import OneRulerError
-from ..base.files import atomic_write_bytes
-from ..spec.prediction_line import LINE_STATUSES, PredictionLine
-from .lines import LineRef, index_lines, reindexed, write_in_id_order
-
-META_FORMAT = "oneruler-run/1"
-# Settings that must not change between the runs writing one file (a resumed run mixes their lines).
-RESUME_KEYS = ("model", "api", "sampling")
-
-
-def meta_path(predictions: Path) -> Path:
-    """``preds.jsonl`` → ``preds.meta.json`` (any other name gets ``.meta.json`` appended)."""
-    predictions = Path(predictions)
-    stem = predictions.stem if predictions.suffix == ".jsonl" else predictions.name
-    return predictions.with_name(stem + ".meta.json")
-
-
-def public_url(url: str) -> str:
-    """A URL without user, password, query or fragment (where credentials hide)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` replaced by ``***``."""
-    return text.replace(secret, "***") if secret else text
-
-
-def line_bytes(line: PredictionLine) -> bytes:
-    """One JSONL line (lone surrogates from model output become valid ``\\udxxx`` escapes)."""
-    return (json.dumps(line.to_json(), ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+from ...base.errors import OneRulerError, named_setting
+from ...spec.prediction_line import LINE_STATUSES, PredictionLine
+from .lines import LineRef, index_lines, line_bytes, reindexed, write_in_id_order
 
 
 @dataclass
@@ -84,7 +50,8 @@ class PredictionStore:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock.close()
-            raise OneRulerError(f"{self.path}: another `oneruler run` is writing this file; wait for it or choose another --out") from None
+            raise OneRulerError(f"{self.path}: another `oneruler run` is writing this file; wait for it or choose "
+                                f"another {named_setting('out')}") from None
         if self.path.exists():
             self.index, self.torn_bytes = index_lines(self.path)
             self._size = self.path.stat().st_size - self.torn_bytes
@@ -134,40 +101,3 @@ class PredictionStore:
             Path(self._lock.name).unlink(missing_ok=True)
             self._lock.close()
             self._lock = None
-
-
-def read_meta(predictions: Path) -> dict | None:
-    """The sidecar meta of a predictions file (None: there is none)."""
-    path = meta_path(predictions)
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise OneRulerError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != META_FORMAT:
-        raise OneRulerError(f"{path}: not a `oneruler run` meta file (format {doc.get('format') if isinstance(doc, dict) else None!r})")
-    return doc
-
-
-def write_meta(predictions: Path, doc: dict) -> None:
-    """Atomically write the sidecar meta."""
-    text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
-    atomic_write_bytes(meta_path(predictions), text.encode("utf-8"))
-
-
-def check_resumable(old: dict, new: dict, predictions: Path) -> None:
-    """Refuse to add lines made with other settings (model, API, sampling, dataset) to a file."""
-    for key in RESUME_KEYS:
-        if old.get(key) != new.get(key):
-            raise OneRulerError(f"{predictions} was written with {key} {json.dumps(old.get(key))}, this run has "
-                                f"{json.dumps(new.get(key))}; resume with the same settings or choose another --out")
-    before, now = old.get("dataset") or {}, new.get("dataset") or {}
-    for key in ("manifest_sha256", "revision"):
-        if before.get(key) != now.get(key):
-            raise OneRulerError(f"{predictions} was written from another dataset ({key} {before.get(key)!r}, now "
-                                f"{now.get(key)!r}); choose another --out")
-    shard, now_shard = (old.get("selection") or {}).get("shard"), (new.get("selection") or {}).get("shard")
-    if shard != now_shard:
-        raise OneRulerError(f"{predictions} holds shard {shard or 'none (the whole selection)'}, this run asks for "
-                            f"{now_shard or 'the whole selection'}; give each shard its own --out")

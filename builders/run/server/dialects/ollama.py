@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Dialect, ServerFacts, get_json, positive_int, post_json
+from ..probe import ServerProbe
+from .base import Dialect, ServerFacts, positive_int
 
 DEFAULT_NUM_CTX = 4096  # docs/context-length.mdx (v0.33): the default under 24 GiB of VRAM
 FIX = ("restart Ollama with OLLAMA_CONTEXT_LENGTH={need} (`OLLAMA_CONTEXT_LENGTH={need} ollama serve`), or create a "
@@ -46,34 +47,34 @@ class Ollama(Dialect):
     name = "Ollama"
     counting = ""
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from ``/api/version``, ``/api/show`` and ``/api/ps``; None if not Ollama."""
-        version = await get_json(client, "/api/version")
+        version = await server.get_json("/api/version")
         if not isinstance(version, dict) or "version" not in version:
             return None
-        show = await post_json(client, "/api/show", {"model": client.model})
+        show = await server.post_json("/api/show", {"model": server.model})
         show = show if isinstance(show, dict) else {}
         trained = trained_context(show)
         size, source = num_ctx_parameter(show.get("parameters")), "num_ctx from the model's Modelfile (POST /api/show)"
         if size is None:
-            size = await self.loaded_context(client)
+            size = await self.loaded_context(server)
             source = "num_ctx the model is loaded with (GET /api/ps)"
         notes: list[str] = []
         if size is None:
             size, source = DEFAULT_NUM_CTX, f"Ollama's default num_ctx ({DEFAULT_NUM_CTX}), assumed: the server reports none"
-            notes.append(f"Ollama {version['version']} did not report the num_ctx of {client.model!r}; assuming its "
+            notes.append(f"Ollama {version['version']} did not report the num_ctx of {server.model!r}; assuming its "
                          f"default {DEFAULT_NUM_CTX}. Pass --max-model-len with the OLLAMA_CONTEXT_LENGTH it runs with")
         if trained:
             source += f"; the model itself supports {trained}"
         return ServerFacts(self.name, size, source, fix=FIX, truncates=True, notes=tuple(notes))
 
-    async def loaded_context(self, client: Any) -> int | None:
+    async def loaded_context(self, server: ServerProbe) -> int | None:
         """``context_length`` of the model in ``GET /api/ps``, loading it first if it is not loaded."""
         for attempt in range(2):
-            ps = await get_json(client, "/api/ps")
+            ps = await server.get_json("/api/ps")
             for model in (ps or {}).get("models") or [] if isinstance(ps, dict) else []:
-                if isinstance(model, dict) and client.model in (model.get("name"), model.get("model")):
+                if isinstance(model, dict) and server.model in (model.get("name"), model.get("model")):
                     return positive_int(model.get("context_length"))
             if attempt == 0:  # "If an empty prompt is provided, the model will be loaded into memory" (api.md)
-                await post_json(client, "/api/generate", {"model": client.model}, timeout=None)
+                await server.post_json("/api/generate", {"model": server.model}, timeout=None)
         return None

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable
 
-from ..base.errors import OneRulerError
-from ..base.files import atomic_write
-from ..spec.ids import id_order
-from ..spec.prediction_line import LineStatus, PredictionLine
+from ...base.errors import OneRulerError
+from ...base.files import atomic_write
+from ...spec.ids import id_order
+from ...spec.prediction_line import LineStatus, PredictionLine
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,11 @@ class LineRef:
     offset: int
     size: int
     file: int = 0
+
+
+def line_bytes(line: PredictionLine) -> bytes:
+    """One JSONL line (lone surrogates from model output become valid ``\\udxxx`` escapes)."""
+    return (json.dumps(line.to_json(), ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
 def parse_line(raw: bytes, path: Path, number: int) -> PredictionLine:
@@ -95,7 +100,7 @@ def reindexed(index: dict[str, LineRef]) -> dict[str, LineRef]:
 
 
 def answered_line(ident: str, done: Any) -> PredictionLine:
-    """The predictions line of a row that was sent (``done``: a ``client.Completion``; ``wait_s`` when streamed)."""
+    """The predictions line of a row that was sent (``done``: a ``server.client.Completion``; ``wait_s`` when streamed)."""
     return PredictionLine(ident, done.prediction, done.finish_reason, done.reasoning, done.usage, done.latency_s,
                           done.error, "failed" if done.error else "ok", getattr(done, "wait_s", None))
 

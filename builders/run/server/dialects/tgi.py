@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import Dialect, ServerFacts, get_json, messages, positive_int, post_json
+from ..probe import ServerProbe
+from .base import Dialect, ServerFacts, messages, positive_int
 
 
 class Tgi(Dialect):
@@ -24,26 +23,26 @@ class Tgi(Dialect):
     name = "TGI"
     counting = "TGI's /chat_tokenize (the chat template applied)"
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from ``GET /info``; None if not TGI."""
-        info = await get_json(client, "/info")
+        info = await server.get_json("/info")
         if not isinstance(info, dict) or "max_total_tokens" not in info:
             return None
         total, prompt = positive_int(info.get("max_total_tokens")), positive_int(info.get("max_input_tokens"))
-        if client.api == "completions":
+        if server.api == "completions":
             self.counting = "TGI's /tokenize"
         return ServerFacts(self.name, total, "max_total_tokens from GET /info" if total else "unknown",
                            prompt_limit=prompt,
                            fix="restart TGI with larger --max-total-tokens and --max-input-tokens")
 
-    async def count(self, client: Any, prompt: str) -> int | None:
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
         """Tokens from ``/chat_tokenize`` (chat) or ``/tokenize`` (completions)."""
-        if client.api == "chat":
-            reply = await post_json(client, "/chat_tokenize", {"model": client.model, "messages": messages(prompt)})
+        if server.api == "chat":
+            reply = await server.post_json("/chat_tokenize", {"model": server.model, "messages": messages(prompt)})
             tokens = reply.get("tokenize_response") if isinstance(reply, dict) else None
         else:
-            tokens = await post_json(client, "/tokenize", {"inputs": prompt})
+            tokens = await server.post_json("/tokenize", {"inputs": prompt})
         if not isinstance(tokens, list):
-            client.problems.setdefault("/chat_tokenize", "its answer has no token list")
+            server.note("/chat_tokenize", "its answer has no token list")
             return None
         return len(tokens)

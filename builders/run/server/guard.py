@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from ..spec.ids import config_of
+from ...spec.ids import config_of
 
 SLACK_TOKENS = 8
 SLACK_SHARE = 0.02

@@ -13,9 +13,10 @@ from dataclasses import dataclass, fields
 import asyncio
 from typing import AsyncIterator, Iterator
 
-from ..base.errors import OneRulerError
-from ..dataset.reader import config_tables
-from ..dataset.source import DatasetSource, select_configs  # noqa: F401 - the run's names for them
+from ...base.errors import OneRulerError, SettingError, named_setting
+from ...dataset.reader import config_tables
+from ...dataset.source import DatasetSource, select_configs
+from ...spec.run_meta import DatasetRecord
 from .shard import Shard
 
 
@@ -44,7 +45,22 @@ REF_COLUMNS = tuple(f.name for f in fields(RowRef))  # the columns a run keeps f
 
 def resolve_source(dataset: str, revision: str | None = None, hub_cache: str | None = None) -> DatasetSource:
     """The dataset a run reads; a Hub revision (branch, tag or None = main) is pinned to its commit sha."""
-    return DatasetSource.open(dataset, revision, "--revision", hub_cache=hub_cache)
+    return DatasetSource.open(dataset, revision, "revision", hub_cache=hub_cache)
+
+
+def recorded_source(recorded: DatasetRecord | None, dataset: str | None, made: str) -> DatasetSource:
+    """The dataset a run's meta names, at its commit, or ``dataset`` (where it is now) if given; a dataset whose
+    manifest is not the recorded one is an error (``made``: what was made from it, for the message)."""
+    name = dataset or (recorded.name if recorded is not None else None)
+    if name is None:
+        said = f"the meta does not name the dataset {made}; give that dataset with"
+        raise OneRulerError(f"{said} {named_setting('dataset')}")
+    source = resolve_source(name, None if dataset else recorded.revision if recorded is not None else None)
+    sha = recorded.manifest_sha256 if recorded is not None else None
+    if sha and source.identity().manifest_sha256 != sha:
+        said = f"dataset {source.name!r} is not the one {made} (manifest sha256 differs); give that dataset with"
+        raise OneRulerError(f"{said} {named_setting('dataset')}")
+    return source
 
 
 @dataclass
@@ -60,7 +76,7 @@ class Selection:
              shard: Shard | None = None) -> "Selection":
         """The configs the globs pick (all if none), the first ``limit`` rows of each, then this shard's share."""
         if limit is not None and limit < 1:
-            raise OneRulerError(f"--limit must be at least 1 (got {limit})")
+            raise SettingError("limit", f"must be at least 1 (got {limit})")
         files = source.configs()
         configs = select_configs(sorted(files), patterns)
         rows: list[RowRef] = []

@@ -8,9 +8,8 @@ answer with 404); a server no probe recognises keeps vLLM's de facto field names
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts
+from ..probe import ServerProbe
+from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, KnownServer, ServerFacts
 from .hosted import OWNERS, HostedOpenAI
 from .llamacpp import LlamaCpp
 from .ollama import Ollama
@@ -18,7 +17,7 @@ from .sglang import Sglang
 from .tgi import Tgi
 from .vllm import Compatible, Vllm
 
-__all__ = ["CHAT_TEMPLATE_ALLOWANCE", "Dialect", "ServerFacts", "detect"]
+__all__ = ["CHAT_TEMPLATE_ALLOWANCE", "Dialect", "KnownServer", "ServerFacts", "detect"]
 
 
 def _candidates(card: dict | None, model: str) -> list[Dialect]:
@@ -32,11 +31,11 @@ def _candidates(card: dict | None, model: str) -> list[Dialect]:
     return sorted(dialects, key=lambda d: not isinstance(d, hint)) if hint else dialects
 
 
-async def detect(client: Any, card: dict | None) -> tuple[Dialect, ServerFacts]:
-    """(the server's dialect, what it says about itself); connection errors propagate."""
-    for dialect in _candidates(card, client.model):
-        facts = await dialect.probe(client, card)
+async def detect(server: ServerProbe, card: dict | None) -> KnownServer:
+    """The server's dialect and what it says about itself; connection errors propagate."""
+    for dialect in _candidates(card, server.model):
+        facts = await dialect.probe(server, card)
         if facts is not None:
-            return dialect, facts
+            return KnownServer(dialect, facts, server)
     fallback = Compatible()
-    return fallback, await fallback.probe(client, card)  # type: ignore[return-value]
+    return KnownServer(fallback, await fallback.probe(server, card), server)  # type: ignore[arg-type]

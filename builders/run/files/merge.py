@@ -14,13 +14,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..base.errors import OneRulerError
-from .dataset import Selection, resolve_source
-from ..spec.prediction_line import PredictionLine
+from ...base.errors import OneRulerError, named_setting
+from ...spec.prediction_line import PredictionLine
+from ...spec.run_meta import RunMeta, SelectionRecord, ShardRecord
+from ..rows.selection import Selection, recorded_source
+from ..rows.shard import Shard
 from .lines import LineRef, index_lines, write_in_id_order
-from .runner import now
-from .shard import Shard
-from .store import read_meta, write_meta
+from .meta import now, read_meta, write_meta
 
 SAME = ("model", "api", "preset", "sampling", "stream")
 
@@ -35,7 +35,7 @@ class MergeResult:
     absent_shards: list[int] = field(default_factory=list)
 
 
-def _metas(paths: list[Path]) -> list[dict]:
+def _metas(paths: list[Path]) -> list[RunMeta]:
     metas = []
     for path in paths:
         meta = read_meta(path)
@@ -45,28 +45,27 @@ def _metas(paths: list[Path]) -> list[dict]:
     return metas
 
 
-def check_same_run(paths: list[Path], metas: list[dict]) -> None:
+def check_same_run(paths: list[Path], metas: list[RunMeta]) -> None:
     """Refuse files written with different settings, naming the first setting that differs."""
     first = metas[0]
     for path, meta in zip(paths[1:], metas[1:]):
         for key in SAME:
-            if meta.get(key) != first.get(key):
-                raise OneRulerError(f"{path} was written with {key} {json.dumps(meta.get(key))}, {paths[0]} with "
-                                    f"{json.dumps(first.get(key))}: these are not shards of one run")
+            if getattr(meta, key) != getattr(first, key):
+                raise OneRulerError(f"{path} was written with {key} {json.dumps(getattr(meta, key))}, {paths[0]} with "
+                                    f"{json.dumps(getattr(first, key))}: these are not shards of one run")
         for key in ("name", "revision", "manifest_sha256"):
-            if (meta.get("dataset") or {}).get(key) != (first.get("dataset") or {}).get(key):
+            if meta.dataset_field(key) != first.dataset_field(key):
                 raise OneRulerError(f"{path} and {paths[0]} read different datasets (dataset {key} "
-                                    f"{(meta.get('dataset') or {}).get(key)!r} vs {(first.get('dataset') or {}).get(key)!r})")
+                                    f"{meta.dataset_field(key)!r} vs {first.dataset_field(key)!r})")
         mine, theirs = _selection_key(meta), _selection_key(first)
         if mine != theirs:
             raise OneRulerError(f"{path} and {paths[0]} cover different selections (globs, limit, shares: {mine} vs "
                                 f"{theirs}): these are not shards of one run")
 
 
-def _selection_key(meta: dict) -> tuple:
-    chosen = meta.get("selection") or {}
-    shard = chosen.get("shard")
-    return tuple(chosen.get("patterns") or ()), chosen.get("limit"), Shard.parse(shard).count if shard else None
+def _selection_key(meta: RunMeta) -> tuple:
+    chosen = meta.selection or SelectionRecord()
+    return tuple(chosen.patterns), chosen.limit, Shard.parse(chosen.shard).count if chosen.shard else None
 
 
 def _index(paths: list[Path], result: MergeResult) -> dict[str, LineRef]:
@@ -101,32 +100,34 @@ def _line(paths: list[Path], ref: LineRef) -> bytes:
 def merge(paths: list[Path], out: Path, dataset: str | None = None) -> MergeResult:
     """Join shard files into ``out`` (id order) with a meta listing the shards; see the module docstring."""
     if Path(out).resolve() in {p.resolve() for p in paths}:
-        raise OneRulerError(f"--out {out} is one of the files to merge; write the merged file elsewhere")
+        raise OneRulerError(f"{named_setting('out')} {out} is one of the files to merge; write the merged file elsewhere")
     metas = _metas(paths)
     check_same_run(paths, metas)
     result = MergeResult()
     index = _index(paths, result)
-    shards = [(meta.get("selection") or {}).get("shard") for meta in metas]
+    shards = [meta.shard for meta in metas]
     count = Shard.parse(shards[0]).count if shards[0] else None
     if count is not None:
         result.absent_shards = sorted(set(range(count)) - {Shard.parse(x).index for x in shards if x})
     result.missing = sorted(_expected(metas[0], dataset) - set(index))
     write_in_id_order(Path(out), list(paths), index)
     result.lines = {s: sum(ref.status == s for ref in index.values()) for s in ("ok", "failed", "skipped")}
-    doc = {k: v for k, v in metas[0].items() if k not in ("runs", "started_at", "ended_at", "lines")}
-    doc["selection"] = dict(doc.get("selection") or {}, shard=None)
-    doc.update(lines=result.lines, merged_at=now(), runs=[run for meta in metas for run in meta.get("runs", [])],
-               shards=[{"file": str(p), "shard": x, "lines": meta.get("lines")} for p, x, meta in zip(paths, shards, metas)],
-               missing=len(result.missing), duplicates=len(result.duplicates))
-    write_meta(Path(out), doc)
+    write_meta(Path(out), merged_meta(paths, metas, result))
     return result
 
 
-def _expected(meta: dict, dataset: str | None) -> set[str]:
+def merged_meta(paths: list[Path], metas: list[RunMeta], result: MergeResult) -> RunMeta:
+    """The first shard's meta without its sessions, times and counts, for the whole selection; then the merge."""
+    doc = metas[0].without("runs", "started_at", "ended_at", "lines")
+    doc = doc.with_(selection=(doc.selection or SelectionRecord()).with_(shard=None))
+    return doc.with_(lines=result.lines, merged_at=now(), runs=tuple(run for meta in metas for run in meta.runs),
+                     shards=tuple(ShardRecord.of(file=str(p), shard=meta.shard, lines=meta.lines)
+                                  for p, meta in zip(paths, metas)),
+                     missing=len(result.missing), duplicates=len(result.duplicates))
+
+
+def _expected(meta: RunMeta, dataset: str | None) -> set[str]:
     """Every row id of the whole selection the shards were cut from."""
-    ident, chosen = meta.get("dataset") or {}, meta.get("selection") or {}
-    source = resolve_source(dataset or ident["name"], None if dataset else ident.get("revision"))
-    if ident.get("manifest_sha256") and source.identity().manifest_sha256 != ident["manifest_sha256"]:
-        raise OneRulerError(f"dataset {source.name!r} is not the one the shards read (manifest sha256 differs); "
-                            f"give that dataset with --dataset")
-    return {r.id for r in Selection.read(source, chosen.get("patterns") or [], chosen.get("limit")).rows}
+    chosen = meta.selection or SelectionRecord()
+    source = recorded_source(meta.dataset, dataset, "the shards read")
+    return {r.id for r in Selection.read(source, list(chosen.patterns), chosen.limit).rows}

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Dialect, ServerFacts, messages, positive_int, post_json
+from ..probe import ServerProbe
+from .base import Dialect, ServerFacts, messages, positive_int
 
 
 class Vllm(Dialect):
@@ -27,7 +28,7 @@ class Vllm(Dialect):
         """Whether the ``/v1/models`` card is one vLLM writes."""
         return card is not None and card.get("owned_by") == "vllm"
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """vLLM's facts from its card (no other request needed)."""
         if not self.claims(card):
             return None
@@ -38,19 +39,19 @@ class Vllm(Dialect):
         size = positive_int((card or {}).get("max_model_len"))
         return ServerFacts(self.name, size, "max_model_len from GET /v1/models" if size else "unknown", fix=self.fix)
 
-    async def count(self, client: Any, prompt: str) -> int | None:
-        """vLLM's ``POST /tokenize`` count (``client.problems['/tokenize']`` says why when None)."""
-        body: dict[str, Any] = {"model": client.model}
-        if client.api == "chat":
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
+        """vLLM's ``POST /tokenize`` count (``server.problems['/tokenize']`` says why when None)."""
+        body: dict[str, Any] = {"model": server.model}
+        if server.api == "chat":
             body.update(messages=messages(prompt), add_generation_prompt=True)
         else:
             body.update(prompt=prompt, add_special_tokens=True)
-        reply = await post_json(client, "/tokenize", body)
+        reply = await server.post_json("/tokenize", body)
         if reply is None:
             return None
         count = reply.get("count") if isinstance(reply, dict) else None
         if not isinstance(count, int) or isinstance(count, bool):
-            client.problems["/tokenize"] = "its answer has no 'count'"
+            server.note("/tokenize", "its answer has no 'count'", replace=True)
             return None
         return count
 
@@ -61,7 +62,7 @@ class Compatible(Vllm):
     name = "OpenAI-compatible server"
     fix = "serve the model with a larger window"
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """The card's ``max_model_len`` if it has one; the window is unknown otherwise."""
         facts = self.facts(card)
         return facts if facts.window else ServerFacts(self.name, None, "unknown", fix=self.fix)

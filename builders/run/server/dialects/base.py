@@ -1,20 +1,18 @@
-"""What a server says about itself (``ServerFacts``), the shape of a dialect, and the HTTP calls dialects share.
+"""What a server says about itself (``ServerFacts``), the shape of a dialect, and what the preflight learnt
+of one server (``KnownServer``).
 
 A dialect knows one server's own endpoints: ``probe`` asks them and answers None when the server
 is not of that kind (a 404, another shape), ``count`` counts one prompt as that server will see it
-(None: it cannot). Every call goes through the run's ``openai`` client (its base URL, API key and
-timeout), to paths under the server root (``ServerClient.root_url``).
+(None: it cannot). Both speak to the server through a ``probe.ServerProbe`` only (JSON calls under
+the server root, the run's model and API, a note of what failed).
 """
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from ...base.errors import OneRulerError
-
-PROBE_TIMEOUT_S = 30.0
+from ..probe import ServerProbe
 # Tokens a chat template may add around one user message when a count cannot include the template
 # itself (role headers, a default system prompt: Llama 3.1 adds ~30, Qwen 2.5 ~25).
 CHAT_TEMPLATE_ALLOWANCE = 64
@@ -41,11 +39,11 @@ class Dialect:
     counting = ""  # how ``count`` counts, for the preflight line ("" : it does not)
     exact = True  # the count is the server's own (False: an allowance is added for the chat template)
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """The server's facts, or None if it is not of this kind (``card``: its entry in ``GET /v1/models``)."""
         raise NotImplementedError
 
-    async def count(self, client: Any, prompt: str) -> int | None:
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
         """Tokens of ``prompt`` as sent by the run (chat template or BOS included); None: cannot count."""
         return None
 
@@ -55,35 +53,23 @@ def messages(prompt: str) -> list[dict]:
     return [{"role": "user", "content": prompt}]
 
 
-async def _call(client: Any, method: str, path: str, body: Any | None, timeout: float | None) -> Any | None:
-    wait = min(timeout or client.retry.timeout_s, client.retry.timeout_s)
-    try:
-        if method == "get":
-            call = client.client.get(client.root_url + path, cast_to=object)
-        else:
-            call = client.client.post(client.root_url + path, body=body, cast_to=object)
-        return await asyncio.wait_for(call, wait)
-    except client.openai.APIStatusError as exc:
-        if exc.status_code == 401:
-            raise OneRulerError(f"{client.base_url}: the server refused the API key (HTTP 401); "
-                                f"set OPENAI_API_KEY to a key it accepts") from None
-        client.problems[path] = client.describe(exc)
-        return None
-    except (client.openai.APIResponseValidationError, ValueError) as exc:  # an answer that is not JSON
-        client.problems[path] = f"its answer is not JSON ({type(exc).__name__})"
-        return None
-
-
-async def get_json(client: Any, path: str, timeout: float | None = PROBE_TIMEOUT_S) -> Any | None:
-    """``GET root/path`` as parsed JSON; None for an HTTP error or a non-JSON answer (connection errors raise)."""
-    return await _call(client, "get", path, None, timeout)
-
-
-async def post_json(client: Any, path: str, body: dict, timeout: float | None = None) -> Any | None:
-    """``POST root/path`` with a JSON body, as parsed JSON; None for an HTTP error or a non-JSON answer."""
-    return await _call(client, "post", path, body, timeout)
-
-
 def positive_int(value: Any) -> int | None:
     """``value`` if it is a positive int (not a bool), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+@dataclass(frozen=True)
+class KnownServer:
+    """What the preflight learnt of one server: its dialect, what it says about itself, and the probe that asks it."""
+
+    dialect: Dialect
+    facts: ServerFacts
+    probe: ServerProbe
+
+    async def count(self, prompt: str) -> int | None:
+        """Prompt tokens as the server counts them, in its own dialect (None: it cannot count)."""
+        return await self.dialect.count(self.probe, prompt)
+
+    def problems(self) -> str:
+        """Why the server's endpoints gave no usable answer (``no answer`` when nothing was noted)."""
+        return "; ".join(self.probe.problems.values()) or "no answer"

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..base.errors import OneRulerError
-from ..base.files import atomic_write_bytes
-from .store import redact
+from ...base.errors import OneRulerError, named_setting
+from ...base.files import atomic_write_bytes
+from ..server.secrets import redact
 
 TIMEOUT_S = 300.0
 FINAL = ("completed", "failed", "expired", "cancelled")
@@ -72,7 +72,7 @@ def fetch_results(batch_ids: list[str], folder: Path, base_url: str | None, api_
         if pending:
             if time.monotonic() + poll_s > deadline:
                 raise OneRulerError(f"{len(pending)} batch(es) still running after {wait_s:.0f} s ({', '.join(pending)}); "
-                                    f"run `oneruler ingest` again later, or wait longer with --wait")
+                                    f"run `oneruler ingest` again later, or wait longer with {named_setting('wait_s')}")
             time.sleep(poll_s)
     return _download(client, [done[i] for i in batch_ids], folder, api_key)
 

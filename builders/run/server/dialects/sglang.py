@@ -12,9 +12,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts, get_json, positive_int, post_json
+from ..probe import ServerProbe
+from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts, positive_int
 
 
 class Sglang(Dialect):
@@ -24,24 +23,24 @@ class Sglang(Dialect):
     counting = f"SGLang's /v1/tokenize + {CHAT_TEMPLATE_ALLOWANCE} tokens for the chat template (it tokenizes text only)"
     exact = False
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from ``/get_model_info`` (or ``/model_info``) and the ``/v1/models`` card; None if not SGLang."""
         if (card or {}).get("owned_by") != "sglang":
-            info = await get_json(client, "/get_model_info") or await get_json(client, "/model_info")
+            info = await server.get_json("/get_model_info") or await server.get_json("/model_info")
             if not isinstance(info, dict) or "model_path" not in info:
                 return None
         size = positive_int((card or {}).get("max_model_len"))
-        if client.api == "completions":
+        if server.api == "completions":
             self.counting, self.exact = "SGLang's /v1/tokenize", True
         return ServerFacts(self.name, size, "max_model_len from GET /v1/models" if size else "unknown",
                            fix="restart SGLang with a larger --context-length")
 
-    async def count(self, client: Any, prompt: str) -> int | None:
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
         """The text's tokens from ``/v1/tokenize`` (+ the template allowance for chat)."""
-        reply = await post_json(client, "/v1/tokenize", {"model": client.model, "prompt": prompt,
+        reply = await server.post_json("/v1/tokenize", {"model": server.model, "prompt": prompt,
                                                          "add_special_tokens": True})
         count = reply.get("count") if isinstance(reply, dict) else None
         if not isinstance(count, int) or isinstance(count, bool):
-            client.problems.setdefault("/v1/tokenize", "its answer has no 'count'")
+            server.note("/v1/tokenize", "its answer has no 'count'")
             return None
-        return count + (CHAT_TEMPLATE_ALLOWANCE if client.api == "chat" else 0)
+        return count + (CHAT_TEMPLATE_ALLOWANCE if server.api == "chat" else 0)

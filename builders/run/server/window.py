@@ -1,0 +1,107 @@
+"""The window a run's prompts must fit: ``max_model_len`` when given, else what each server says in its own
+dialect (``dialects.detect`` through a ``probe.ServerProbe``); servers of one pool must agree.
+
+``pool_window`` learns every server of the pool once, keeps what it learnt on the pool's ``Server``
+(``known``: dialect and facts) and takes out the servers that cannot be reached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...base.errors import OneRulerError, SettingError, named_setting
+from .client import ServerClient
+from .dialects import KnownServer, detect
+from .pool import Server, ServerPool
+from .probe import ServerProbe
+
+
+class ServerUnreachable(OneRulerError):
+    """A server did not answer at all (no connection), as opposed to answering with an error."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The server's context window in tokens (None: unknown) and where it was learnt."""
+
+    size: int | None
+    source: str
+    prompt_limit: int | None = None  # a cap on the prompt alone (TGI's max_input_tokens)
+
+
+async def learn_window(client: ServerClient, max_model_len: int | None,
+                       offline_ok: bool) -> tuple[Window, list[str], KnownServer | None]:
+    """(the window, warnings, what the server is): ``max_model_len``, else what the server says in its own dialect."""
+    import openai
+
+    if max_model_len is not None and max_model_len < 1:
+        raise SettingError("max_model_len", f"must be positive (got {max_model_len})")
+    try:
+        known = await detect(ServerProbe(client), served_card(client, await client.served_models()))
+    except openai.APIConnectionError as exc:
+        if max_model_len is not None and offline_ok:  # the window is given: a dry run goes on without the server
+            said = f"{client.base_url} is unreachable: prompts are estimated"
+            return Window(max_model_len, "--max-model-len"), [said], None
+        if not offline_ok:
+            raise ServerUnreachable(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
+        return Window(None, "server unreachable"), [f"{client.base_url} is unreachable: the window is unknown"], None
+    facts = known.facts
+    warnings = list(facts.notes)
+    if max_model_len is not None:
+        if facts.truncates and facts.window and max_model_len > facts.window:
+            warnings.append(f"--max-model-len {max_model_len} is larger than what {facts.kind} uses ({facts.window}, "
+                            f"{facts.window_source}): longer prompts will be cut by the server. To widen it: "
+                            f"{facts.fix.format(need=max_model_len)}")
+        return Window(max_model_len, "--max-model-len", facts.prompt_limit), warnings, known
+    if facts.window is None:
+        warnings.append(f"{client.base_url} ({facts.kind}) does not report its window for {client.model!r}: pass "
+                        f"--max-model-len; overlong prompts will be rejected by the server and recorded as failed")
+    return Window(facts.window, facts.window_source, facts.prompt_limit), warnings, known
+
+
+def served_card(client: ServerClient, models: list[dict] | None) -> dict | None:
+    """The model's entry in ``GET /v1/models`` (None: the server lists none); a model not served is an error."""
+    if models is None:
+        return None
+    served = {m["id"]: m for m in models}
+    if client.model not in served:
+        said = f"model {client.model!r} is not served by {client.base_url}; it serves: {', '.join(sorted(served)) or 'nothing'}"
+        raise OneRulerError(f"{said} (give one of them to {named_setting('model')})")
+    return served[client.model]
+
+
+async def pool_window(pool: ServerPool | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
+    """The window every server shares; servers that cannot be reached are taken out (a dry run may go on without any).
+
+    Servers that report different windows are refused: a row that fits one would be cut or refused by another.
+    """
+    if pool is None:  # batch request files without a server: the window is what --max-model-len says
+        if max_model_len is not None:
+            return Window(max_model_len, "--max-model-len"), []
+        return Window(None, "unknown"), ["no --base-url and no --max-model-len: the window is unknown, nothing is "
+                                         "checked against it"]
+    learnt: list[tuple[Server, Window]] = []
+    warnings: list[str] = []
+    for server in pool.servers:
+        only = len(pool.servers) == 1
+        try:
+            window, said, known = await learn_window(server.client, max_model_len, offline_ok and only)
+        except ServerUnreachable:
+            if only:
+                raise
+            pool.take_out(server, "unreachable at the start")
+            continue
+        server.known = known
+        learnt.append((server, window))
+        warnings += said
+    if not learnt:
+        if offline_ok:  # a dry run prices the rows without any server
+            return Window(None, "server unreachable"), [f"no server can be reached ({len(pool.servers)} given): the "
+                                                        f"window is unknown"]
+        pool.live()  # raises: no server left
+    sizes = {w.size for _, w in learnt}
+    if len(sizes) > 1:
+        each = "; ".join(f"{s.url}: {w.size} ({w.source})" for s, w in learnt)
+        raise OneRulerError(f"the servers report different windows ({each}); serve the model with the same window "
+                            f"everywhere, or pass {named_setting('max_model_len')} with the smallest")
+    return learnt[0][1], warnings

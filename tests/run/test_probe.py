@@ -1,0 +1,53 @@
+"""``server/probe.py``: what a dialect may ask of a server, with the real ``openai`` client against the vLLM
+stand-in on 127.0.0.1 (``openai_server.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from openai_server import ServerState, running_server
+
+from builders.base.errors import OneRulerError
+from builders.run.options import RetryPolicy
+from builders.run.server.client import ServerClient
+from builders.run.server.probe import ServerProbe
+
+
+def probing(server, key: str | None, work):
+    async def go():
+        client = ServerClient(server.base_url, server.state.model, "completions", key, RetryPolicy(timeout_s=10))
+        try:
+            return await work(ServerProbe(client))
+        finally:
+            await client.close()
+
+    return asyncio.run(go())
+
+
+def test_json_calls_under_the_root_and_what_failed_is_noted():
+    async def work(probe: ServerProbe):
+        counted = await probe.post_json("/tokenize", {"model": probe.model, "prompt": "hello world"})
+        missing = await probe.get_json("/props")
+        probe.note("/props", "not llama.cpp")  # the first word on an endpoint stays
+        probe.note("tiktoken", "unknown model")
+        probe.note("tiktoken", "still unknown", replace=True)
+        return counted, missing, dict(probe.problems), probe.api, probe.root_url
+
+    with running_server(ServerState()) as server:
+        counted, missing, problems, api, root = probing(server, None, work)
+        assert server.state.requests("/tokenize")[0].body == {"model": "test-model", "prompt": "hello world"}
+    assert counted["count"] == server.state.count("hello world") + 1 and missing is None
+    assert problems == {"/props": "HTTP 404: no route /props", "tiktoken": "still unknown"}
+    assert api == "completions" and root == server.base_url[: -len("/v1")]
+
+
+def test_a_refused_key_is_an_error_and_an_absent_server_raises():
+    import openai
+
+    with running_server(ServerState(api_key="sk-right")) as server:
+        with pytest.raises(OneRulerError, match="the server refused the API key \\(HTTP 401\\)"):
+            probing(server, "sk-wrong", lambda probe: probe.get_json("/props"))
+    gone = type("S", (), {"base_url": "http://127.0.0.1:9/v1", "state": ServerState()})()
+    with pytest.raises(openai.APIConnectionError):
+        probing(gone, None, lambda probe: probe.get_json("/props"))
