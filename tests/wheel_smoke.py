@@ -95,7 +95,7 @@ def clean_env(work: Path) -> dict[str, str]:
     for var, rel in (("ONERULER_CACHE", "cache/oneruler"), ("HF_HOME", "cache/hf"), ("XDG_CACHE_HOME", "cache/xdg"),
                      ("HF_DATASETS_CACHE", "cache/hf/datasets"), ("MPLCONFIGDIR", "cache/matplotlib")):
         env[var] = str(work.parent / rel)
-    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", PYTHONDONTWRITEBYTECODE="1")
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     for var in ("ONERULER_MIRROR", "TIKTOKEN_CACHE_DIR"):
         assert env.get(var), f"{var} must name the upstream mirror / tiktoken files (see README, Tests)"
         env[var] = str(Path(env[var]).resolve())
