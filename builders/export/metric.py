@@ -2,7 +2,8 @@
 
 A Space cannot import this project, so the folder carries ``oneruler_scoring.py``: the very bytes
 of ``builders/scoring/core.py`` (which is standard-library only and self-contained), checked by
-sha256 before every publish and by the test suite. No text is rewritten.
+sha256 before every publish and by the test suite. No text is rewritten. The folder ships with the
+package (``base/resources.py``): ``oneruler metric-path`` prints it for ``evaluate.load``.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from pathlib import Path
 
 from ..base.errors import OneRulerError
 from ..base.files import sha256_file
+from ..base.resources import METRIC_FOLDER, REINSTALL, shipped_path
 from ..scoring import core as scoring_core
 
-METRIC_DIR = Path(__file__).resolve().parents[2] / "metrics" / "oneruler"
+METRIC_DIR = shipped_path(METRIC_FOLDER)
 METRIC_COPY = "oneruler_scoring.py"
 SCORING_CORE = Path(scoring_core.__file__)
 # Everything a Hugging Face Space needs for evaluate.load("ORG/oneruler"). The Space repo must be
@@ -44,7 +46,8 @@ def metric_files(folder: Path = METRIC_DIR) -> list[str]:
     """The files a metric Space needs, checked to exist (and, for this project's folder, to be current)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise OneRulerError(f"metric folder {folder} does not exist")
+        hint = f": {REINSTALL}" if folder == METRIC_DIR else ""
+        raise OneRulerError(f"metric folder {folder} does not exist{hint}")
     if folder.resolve() == METRIC_DIR.resolve():
         check_metric_copy(folder)
     else:

@@ -7,15 +7,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import SourceError
+from ..base.resources import REINSTALL, SOURCE_MANIFEST, TRANSLATIONS_MANIFEST, shipped_path
 
 UPSTREAM_REPO = "mungg/OneRuler"
 UPSTREAM_COMMIT = "a3fe6af862dc4b30794afc0a8f3d4f60758cecfa"
 DEFAULT_BASE_URL = f"https://raw.githubusercontent.com/{UPSTREAM_REPO}/{UPSTREAM_COMMIT}/"
 # wonderwords 3.0.1 (Oct 2025) dropped 4 nouns that 2.2.0 has; the paper's release predates it.
 WONDERWORDS_VERSION = "2.2.0"
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-MANIFEST_PATHS = (PROJECT_ROOT / "raw" / "manifest.json", PROJECT_ROOT / "translations" / "manifest.json")
+MANIFESTS = (SOURCE_MANIFEST, TRANSLATIONS_MANIFEST)  # shipped with the package (base/resources.py)
 
 
 @dataclass(frozen=True)
@@ -35,9 +34,7 @@ def _read(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SourceError(
-            f"manifest {path} is missing; install the project from its repository (pip install -e .)"
-        ) from None
+        raise SourceError(f"manifest {path} is missing: {REINSTALL}") from None
     except json.JSONDecodeError as exc:
         raise SourceError(f"manifest {path} is not valid JSON: {exc}") from None
 
@@ -58,7 +55,7 @@ def _entries(doc: dict, key: str, where: Path) -> list[SourceFile]:
 def load_manifest() -> list[SourceFile]:
     """All upstream files the benchmark needs (books, word lists, prompts, noun table)."""
     files: list[SourceFile] = []
-    for path in MANIFEST_PATHS:
+    for path in map(shipped_path, MANIFESTS):
         doc = _read(path)
         if doc.get("upstream_commit") != UPSTREAM_COMMIT:
             raise SourceError(f"manifest {path} pins commit {doc.get('upstream_commit')!r}, expected {UPSTREAM_COMMIT}")
@@ -68,4 +65,5 @@ def load_manifest() -> list[SourceFile]:
 
 def load_packaged_wordlists() -> list[SourceFile]:
     """The English CWE word lists shipped in the pinned wonderwords package."""
-    return _entries(_read(MANIFEST_PATHS[0]), "packaged_files", MANIFEST_PATHS[0])
+    path = shipped_path(SOURCE_MANIFEST)
+    return _entries(_read(path), "packaged_files", path)
