@@ -112,7 +112,7 @@ def test_ollama_silent_truncation_is_caught_and_the_run_stopped_with_the_fix(tmp
     with running_server(state, DialectHandler) as server:
         result = invoke(args(server, folder, out, "--max-model-len", "20000", "--concurrency", "1", "--max-failed", "5"))
         sent = len(state.requests(COMPLETIONS))
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # rows were sent (2 means nothing was)
     assert "--max-model-len 20000 is larger than what Ollama uses (300" in result.stderr
     assert result.stderr.count("truncated by the server: the server read 300 prompt tokens") >= 3
     error = result.stderr.strip().splitlines()[-1]
