@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 from typing import Callable
 
-from ..base.errors import OneRulerError, named_setting
+from ..base.errors import named_setting
 from .files.lines import answered_line
 from .files.store import PredictionStore
 from .progress import RunProgress
@@ -48,7 +48,7 @@ def truncation_error(guard: TruncationGuard, pre: Preflight, url: str) -> CutPro
 async def first_failure(tasks: list[asyncio.Task]) -> None:
     """Wait for every task; once one fails, cancel the others (no request of theirs outlives the run) and raise."""
     try:
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     finally:
         for task in tasks:
             task.cancel()
@@ -111,6 +111,7 @@ class Sender:
             return
         if not done.error:
             done = self.checked(row, done, server.url)
+        if not done.error:
             self.tally(row, done, server.url)
         self.pool.record(server, done)
         self.store.append(answered_line(row.id, done))

@@ -29,12 +29,18 @@ def complete_lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in data[: data.rfind(b"\n") + 1].splitlines()]
 
 
+def answering(rows: dict, delay_s: float) -> ServerState:
+    """The stand-in answering every row right after ``delay_s``."""
+    state = ServerState()
+    state.delay_s = delay_s
+    state.default_reply = lambda row: Reply(rows[row]["answers"][0])
+    return state
+
+
 def test_kill_minus_9_then_resume(tmp_path):
     export, rows = small_export(tmp_path / "export", ["en_s_niah_8k", "sw_s_niah_8k"], 15)
     out = tmp_path / "preds.jsonl"
-    state = ServerState()
-    state.delay_s = 0.15
-    state.default_reply = lambda row: Reply(rows[row]["answers"][0])
+    state = answering(rows, 0.15)
     with running_server(state) as server:
         proc = start_run(server, export, out)
         deadline = time.monotonic() + 90
@@ -110,9 +116,7 @@ def test_kills_at_random_moments_then_resume(tmp_path):
 
     export, rows = small_export(tmp_path / "export", ["en_s_niah_8k", "sw_s_niah_8k"], 8)
     out = tmp_path / "preds.jsonl"
-    state = ServerState()
-    state.delay_s = 0.05
-    state.default_reply = lambda row: Reply(rows[row]["answers"][0])
+    state = answering(rows, 0.05)
     moments = random.Random(30).sample(range(0, 2500, 100), 3)  # ms after the start, the same every run
     with running_server(state) as server:
         for ms in moments:

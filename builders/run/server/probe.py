@@ -67,8 +67,7 @@ class ServerProbe:
         seconds = self._client.load_timeout_s
         self._client.say(f"waiting for {what} (POST {path}; at most {seconds:g} s, --load-timeout)")
         return await self._call(path, body, seconds, setting="--load-timeout",
-                                hint=f"a large model may need longer to load: raise --load-timeout, or load it "
-                                     f"before the run")
+                                hint="a large model may need longer to load: load it before the run")
 
     async def _call(self, path: str, body: dict | None, timeout: float | None, setting: str | None = None,
                     hint: str = "if it is still loading the model, wait until it answers and rerun") -> Any | None:

@@ -8,9 +8,11 @@ way a URL is shown or stored: user info and every query value become ``***``. ``
 every secret out of a text a server sent back (the API key, the password, the Basic credential as
 sent, query values).
 
-Which credential is sent: an ``Authorization`` header holds one. With ``OPENAI_API_KEY`` set, its
-key is sent (``Bearer``, what OpenAI-compatible servers check) and the URL's user info is not
-(a warning says so); without a key, the URL's user info is sent as ``Basic``.
+Which credential is sent: an ``Authorization`` header holds one. Given a URL with user info, httpx
+builds a ``Basic`` header from it that replaces the ``Bearer`` key the ``openai`` client sets, so the
+key was silently dropped; the client is now given the URL without user info. With ``OPENAI_API_KEY``
+set, its key is sent (``Bearer``, what OpenAI-compatible servers check) and the URL's user info is
+not (a warning says so); without a key, the URL's user info is sent as ``Basic``.
 """
 
 from __future__ import annotations
