@@ -85,9 +85,11 @@ def test_failed_duplicate_unknown_and_missing_results(tmp_path):
     assert line["status"] == "failed" and line["error"] == ("batch request failed: HTTP 400: context_length_exceeded: "
                                                            "context too long")
     second = tmp_path / "second.jsonl"
+    good[3]["response"]["body"]["choices"][0]["finish_reason"] = None  # an answer without a finish reason: said
     second.write_text("".join(json.dumps(x) + "\n" for x in good[1:]))
     whole = invoke(["ingest", str(first), str(second), "--requests", str(requests), "--out", str(out)])
     assert whole.exit_code == 0 and "1 row(s) failed in one output and were answered in another" in whole.stderr
+    assert "warning: 1 answer(s) answered without a finish_reason: recorded with finish_reason null" in whole.stderr
     assert all(json.loads(x)["status"] == "ok" for x in out.read_text().splitlines())
     twice = invoke(["ingest", str(second), str(second), "--requests", str(requests), "--out", str(out)])
     assert twice.exit_code == 2 and "is answered twice" in twice.stderr

@@ -30,6 +30,7 @@ class IngestResult:
     lines: dict[str, int] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
+    notes: dict[str, int] = field(default_factory=dict)  # note on answers (no finish reason, ...) → how many
 
 
 def read_batch_meta(requests: Path) -> tuple[RunMeta, BatchRecord]:
@@ -81,7 +82,10 @@ def _convert(results: list[Path], api: str | None, expected: set[str], skipped: 
             ident = record["custom_id"]
             if ident not in expected:
                 raise OneRulerError(f"{path}: line {number}: {ident!r} is not a row the requests were made for")
-            answer = answered_line(ident, completion_of(record, api))
+            done = completion_of(record, api)
+            for note in done.notes:
+                result.notes[note] = result.notes.get(note, 0) + 1
+            answer = answered_line(ident, done)
             line, status = line_bytes(answer), answer.status
             first = index.get(ident)
             if first is not None:
