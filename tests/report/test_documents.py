@@ -77,3 +77,15 @@ def test_a_folder_without_examples_is_named(tmp_path, folders):
     (tmp_path / "examples.jsonl").write_text('{"id": "x/0"}\n', encoding="utf-8")
     with pytest.raises(OneRulerError, match="line 1 is not an example line"):
         load_report(tmp_path)
+
+
+def test_a_report_with_nothing_counted_reads_back_to_the_same_bytes(tmp_path):
+    name = "pl_s_niah_8k"  # null NIAH answers are dropped (paper policy): no accuracy, nothing to size
+    export = write_export(tmp_path / "export", {name: [make_row(name, i, "s_niah", "pl", "pl", 8000, [f"{7_000_000 + i}"])
+                                                       for i in range(2)]})
+    folder = score_folder(export, [{"id": f"{name}/{i}", "prediction": None, "finish_reason": "stop"} for i in range(2)],
+                          tmp_path / "report")
+    raw = (folder / "scores.json").read_bytes()
+    document = read_scores(folder)
+    assert json.loads(raw)["sample_size"] == {} and document.sample_size is None
+    assert document.to_bytes() == raw and document.null_predictions.dropped == 2
