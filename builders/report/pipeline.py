@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, named_setting
 from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
 from .render.folder import write_report
@@ -59,9 +59,9 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     if partial and not allow_partial:
         missing_lines = sum(total - have for have, total in partial.values())
         example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
+        accept = named_setting("allow_partial")
         raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
-                         f"(e.g. {example}); the run is unfinished: finish it, or pass allow_partial",
-                         settings=("allow_partial",))
+                         f"(e.g. {example}); the run is unfinished: finish it, or pass {accept}")
     return report
 
 
