@@ -18,8 +18,9 @@ Each file (with a run meta naming a model, unless ``--no-meta``) is scored by ea
 the report folders are compared (``oneruler compare``) in groups, with the same settings. Every file
 each command writes (CSV, JSON, JSONL, Markdown, PNG), its printed output and its exit code must be
 byte-identical between the checkouts (commands run in a folder per checkout with relative paths, so
-the printed paths agree). Prints one JSON line (and exits 1 on a difference): the commands and files
-compared, the differences, and each checkout's total time in the commands.
+the printed paths agree), and every command must end as expected (exit code 0; the refused partial
+run 1). Prints one JSON line (and exits 1 on a difference or an unexpected exit code): the commands
+and outputs compared, the differences, and each checkout's total time in the commands.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def folder_files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
 
 
-def commands(export: Path) -> list[tuple[str, list[str], str | None]]:
+def commands(export: Path) -> list[tuple[str, list[str], str]]:
     """(name, arguments, the folder it writes) of every command, in order (scores before the comparisons)."""
     out = []
     for preds in ("mixed", "reasoning", "partial"):
@@ -169,7 +170,7 @@ def main(export: Path, before: Path, after: Path, meta: bool, keep: Path | None)
     if meta:
         for name in lines:
             write_meta(preds / f"{name}.jsonl", f"model-{name}", export)
-    found, seconds, files = {}, {"before": 0.0, "after": 0.0}, 0
+    found, seconds, files, unexpected = {}, {"before": 0.0, "after": 0.0}, 0, {}
     for side in ("before", "after"):
         shutil.copytree(preds, work / side / "preds")
     for name, args, folder in commands(export):
@@ -178,6 +179,8 @@ def main(export: Path, before: Path, after: Path, meta: bool, keep: Path | None)
             printed, took = cli(code, work / side, args)
             seconds[side] += took
             outputs[side] = {**printed, **folder_files(work / side / folder)}
+            if printed["exit code"] != (b"1" if name == "score partial refused" else b"0"):
+                unexpected[f"{name} ({side})"] = printed["stderr"].decode()[-300:]
         files += len(outputs["before"])
         if diff := differences(outputs["before"], outputs["after"]):
             found[name] = diff
@@ -185,9 +188,9 @@ def main(export: Path, before: Path, after: Path, meta: bool, keep: Path | None)
         shutil.copytree(work, keep, dirs_exist_ok=True)
     shutil.rmtree(work)
     print(json.dumps({"lines": lines, "commands": len(commands(export)), "outputs_compared": files,
-                      "identical": not found, "differences": found,
+                      "identical": not found, "differences": found, "unexpected_exit_codes": unexpected,
                       "seconds": {k: round(v, 1) for k, v in seconds.items()}}))
-    sys.exit(1 if found else 0)
+    sys.exit(1 if found or unexpected else 0)
 
 
 if __name__ == "__main__":
