@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import OneRulerError, problems_error
-from ..spec.ids import check_id, config_of
-from ..spec.prediction_line import UNSCORED_STATUSES, LineStatus, PredictionLine
+from ...base.errors import OneRulerError, problems_error
+from ...spec.ids import check_id, config_of
+from ...spec.prediction_line import UNSCORED_STATUSES, LineStatus, PredictionLine
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
 
