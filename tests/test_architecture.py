@@ -181,7 +181,7 @@ def test_tests_use_a_private_cache_not_the_users():
     from builders.sources.fetch import default_cache_dir
 
     assert default_cache_dir().is_relative_to(SANDBOX)
-    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
+    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "XDG_DATA_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
         assert Path(os.environ[var]).is_relative_to(SANDBOX), var
 
 

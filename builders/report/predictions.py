@@ -6,6 +6,8 @@ and ``status`` as `oneruler run` writes it; other fields are ignored. Every malf
 Lines of lm-eval's ``--log_samples`` output (``samples_<task>_<date>.jsonl``: ``doc_id``, ``doc``,
 ``filtered_resps``, ...) are recognised per line, so such files, concatenated, score as they are:
 the row id is ``doc["id"]``, the prediction the first filtered response, ``finish_reason`` unknown.
+
+An Inspect AI log of the ONERULER task (``.eval``, or a ``.json`` log) is read by ``inspect_log.py``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
     path = Path(path)
     if not path.is_file():
         raise OneRulerError(f"predictions file not found: {path}")
+    from .inspect_log import is_inspect_log, read_inspect_log  # lazy: it builds on this module
+
+    if is_inspect_log(path):
+        return read_inspect_log(path)
     predictions: dict[str, Prediction] = {}
     problems: list[str] = []
     with path.open("rb") as handle:
