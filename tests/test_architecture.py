@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "spec", "scoring", "export", "dataset"},
     "run": {"base", "spec", "scoring", "export", "dataset"},
     "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "lmeval"},
     "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
