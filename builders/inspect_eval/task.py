@@ -16,7 +16,8 @@ from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from .options import task_options
+from ..lmeval.rows import dataset_source
+from .options import TaskOptions, task_options
 from .samples import oneruler_dataset
 from .scorer import oneruler_scorer
 
@@ -57,5 +58,13 @@ def oneruler_task(configs: Any = None, dataset: Any = None, tokenizer: Any = Non
                                missing_policy=scoring.missing_policy, keep_think=not scoring.strip_think,
                                answer_tag=scoring.answer_tag),
         config=GenerateConfig(**options.generation.config_args()),
-        metadata={"rows": options.source.describe(), "configs": options.configs},
+        metadata=run_metadata(options),
     )
+
+
+def run_metadata(options: TaskOptions) -> dict[str, Any]:
+    """What the log records of the rows: where they came from, the configs and the dataset's identity."""
+    metadata: dict[str, Any] = {"rows": options.source.describe(), "configs": options.configs}
+    if options.source.dataset:  # the Hub commit it was read at, the manifest's sha256
+        metadata["dataset"] = dataset_source(options.source.dataset).identity().to_dict()
+    return metadata

@@ -23,6 +23,7 @@ takes the first distribution of a name on ``sys.path``, so Inspect sees this one
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -159,6 +160,8 @@ def test_inspect_scores_the_rows_as_the_paper_and_oneruler_score_read_its_log(ex
         assert request["messages"] == [{"role": "user", "content": row["input"]}]
         assert (request["max_tokens"], request["temperature"]) == (row["reserve"], 0) and not request.get("stop")
     check_metrics(log)
+    assert log.eval.metadata["dataset"] == {"name": str(export), "revision": None, "manifest_sha256":
+                                            hashlib.sha256((export / "manifest.json").read_bytes()).hexdigest()}
     for sample in log.samples:
         policy = EXPECTED[sample.metadata["config"]][0][sample.metadata["index"]]
         (score,) = sample.scores.values()
