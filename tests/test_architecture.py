@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "spec", "scoring", "export", "dataset"},
     "run": {"base", "spec", "scoring", "export", "dataset"},
     "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "lmeval"},
     "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
@@ -120,7 +121,7 @@ def test_the_scoring_layer_is_standard_library_only():
 
 # spec/ modules that describe what a run writes, not what a row holds: a change there must not
 # invalidate every built export.
-NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py"}
+NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py", "spec/presets.py"}
 
 
 def test_generator_fingerprint_covers_every_module_that_shapes_rows():
@@ -181,7 +182,7 @@ def test_tests_use_a_private_cache_not_the_users():
     from builders.sources.fetch import default_cache_dir
 
     assert default_cache_dir().is_relative_to(SANDBOX)
-    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
+    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "XDG_DATA_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
         assert Path(os.environ[var]).is_relative_to(SANDBOX), var
 
 
