@@ -22,7 +22,8 @@ from ..dataset.source import select_configs
 from ..lmeval.options import DATASET_ENV, RowSource, row_source, scoring_options
 from ..lmeval.rows import LOADED
 from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
-from ..spec.configs import ConfigNameError, match_configs, parse_config_name
+from ..spec.configs import ConfigNameError, parse_config_name
+from ..spec.selection import match_configs
 from ..spec.grids import GRIDS
 from ..spec.presets import PRESETS
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
 from openai_server import Reply, ServerState, running_server  # noqa: E402 - the stand-in of tests/run
 
 from builders.cli import cli  # noqa: E402
-from builders.spec.configs import match_configs  # noqa: E402
+from builders.spec.selection import match_configs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = [c.name for c in match_configs(["pl_*_8k"])]
