@@ -17,7 +17,21 @@ import functools
 import oneruler as distribution_module
 from inspect_ai import task
 
+from ..base.errors import OneRulerError
 from .task import oneruler_task
+
+try:  # Inspect prints this kind of error as its message alone, without a traceback (its exception hook)
+    from inspect_ai._util.error import PrerequisiteError as _InspectsOwnError
+except ImportError:  # a release that moved it: the error still says what is wrong, under a traceback
+    _InspectsOwnError = Exception
+
+
+class TaskOptionError(OneRulerError, _InspectsOwnError):
+    """A bad ``-T`` option or a dataset the task cannot read: one ``error:`` line at Inspect's prompt."""
+
+    def __init__(self, message: str):
+        OneRulerError.__init__(self, message)
+        self.message = f"error: {message}"  # what Inspect's exception hook prints
 
 
 def distribution_task(body):
@@ -25,7 +39,12 @@ def distribution_task(body):
 
     @functools.wraps(body)
     def oneruler(*args, **kwargs):
-        return body(*args, **kwargs)
+        try:
+            return body(*args, **kwargs)
+        except TaskOptionError:
+            raise
+        except OneRulerError as exc:
+            raise TaskOptionError(str(exc)) from None
 
     oneruler.__module__ = distribution_module.__name__
     oneruler.__qualname__ = oneruler.__name__ = "oneruler"

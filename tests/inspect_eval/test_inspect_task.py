@@ -261,3 +261,18 @@ def test_the_registered_task_runs_from_inspects_command_line(export, server, tmp
     by_config = score_cli(path, export, tmp_path / "report")
     for config, (_, (passed, counted)) in EXPECTED.items():
         assert by_config[config][:2] == (passed, counted), config
+
+
+@pytest.mark.parametrize("option, said", [
+    ("configs=zz_*", "error: configs glob 'zz_*' matches no config of the dataset"),
+    ("samples=0", "error: samples"),
+])
+def test_a_bad_task_option_is_one_error_line_at_inspects_prompt_not_a_traceback(export, tmp_path, option, said):
+    site = dist_info(tmp_path / "site")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
+    cmd = [sys.executable, "-m", "inspect_ai", "eval", "oneruler/oneruler", "-T", option, "-T", f"dataset={export}",
+           "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs"), "--display", "plain"]  # none: says nothing
+    proc = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Traceback" not in output, output[-3000:]
+    assert said in " ".join(output.split()), output[-3000:]
