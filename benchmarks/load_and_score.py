@@ -86,7 +86,7 @@ def timed(cmd: list[str], env: dict) -> float:
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def main(export: Path, config: str, repeats: int, as_json: bool) -> None:
     """Time loading CONFIG of EXPORT and scoring every row, against direct Parquet reads."""
-    from builders.report.rows import ROW_COLUMNS
+    from builders.report.score.rows import ROW_COLUMNS
 
     export = export.resolve()
     manifest = json.loads((export / "manifest.json").read_text(encoding="utf-8"))

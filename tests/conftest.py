@@ -19,6 +19,7 @@ SANDBOX = Path(tempfile.mkdtemp(prefix="oneruler-tests-"))
 atexit.register(shutil.rmtree, SANDBOX, ignore_errors=True)
 os.environ["ONERULER_CACHE"] = str(SANDBOX / "oneruler-cache")
 os.environ["XDG_CACHE_HOME"] = str(SANDBOX / "xdg-cache")
+os.environ["XDG_DATA_HOME"] = str(SANDBOX / "xdg-data")  # Inspect AI keeps traces and buffers there
 os.environ["HF_HOME"] = str(SANDBOX / "hf-home")
 os.environ["HF_DATASETS_CACHE"] = str(SANDBOX / "hf-home" / "datasets")
 os.environ["MPLCONFIGDIR"] = str(SANDBOX / "matplotlib")

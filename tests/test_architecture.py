@@ -27,6 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "spec", "scoring", "export", "dataset"},
     "run": {"base", "spec", "scoring", "export", "dataset"},
     "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "lmeval"},
     "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval"},
 }
 LAYERS = sorted(ALLOWED)
@@ -120,7 +121,7 @@ def test_the_scoring_layer_is_standard_library_only():
 
 # spec/ modules that describe what a run writes, not what a row holds: a change there must not
 # invalidate every built export.
-NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py"}
+NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py", "spec/presets.py", "spec/selection.py"}
 
 
 def test_generator_fingerprint_covers_every_module_that_shapes_rows():
@@ -181,7 +182,7 @@ def test_tests_use_a_private_cache_not_the_users():
     from builders.sources.fetch import default_cache_dir
 
     assert default_cache_dir().is_relative_to(SANDBOX)
-    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
+    for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "XDG_DATA_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
         assert Path(os.environ[var]).is_relative_to(SANDBOX), var
 
 
@@ -189,3 +190,59 @@ def test_test_modules_have_unique_names():
     # pytest imports test folders without packages: two files with one basename cannot both load
     names = [p.name for p in (PACKAGE.parent / "tests").rglob("*.py") if p.name != "conftest.py"]
     assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+def module_name(path: Path) -> str:
+    """``builders.run.server.pool`` for ``builders/run/server/pool.py`` (a package's ``__init__``: the package)."""
+    parts = ("builders",) + path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(layer: str) -> dict[str, set[str]]:
+    """Module → the modules of the same layer it imports, every import counted (function-level and lazy too)."""
+    paths = {module_name(p): p for p in modules() if layer_of(p) == layer}
+    graph: dict[str, set[str]] = {name: set() for name in paths}
+    for name, path in paths.items():
+        for module, names, _ in imported_modules(path):
+            for target in (module, *(f"{module}.{n}" for n in names)):
+                if target in paths and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of the graph (its modules in order), or [] when there is none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start)
+            if found:
+                return found
+    return []
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_no_import_cycle_inside_a_layer(layer):
+    cycle = find_cycle(import_graph(layer))
+    assert not cycle, f"import cycle in {layer}/: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []

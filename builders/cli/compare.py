@@ -26,10 +26,11 @@ def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: flo
     95 % intervals, effective context lengths, paired tests of every pair of models that scored the same rows
     (paired.csv, difference heatmaps), per-model heatmaps, depth heatmaps, language-group curves, and "none"
     errors by language."""
-    from ..report.compare import load_reports
-    from ..report.comparison import write_comparison
+    from ..report.compare.folder import write_comparison
+    from ..report.compare.load import load_reports
+    from ..report.report_data import ReportSettings
 
-    reports = load_reports(list(report_dirs), threshold / 100, depth_bins)
+    reports = load_reports(list(report_dirs), ReportSettings(threshold / 100, depth_bins))
     text, written = write_comparison(reports, out_dir)
     click.echo(text)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")

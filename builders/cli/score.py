@@ -41,7 +41,7 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
                   hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
-    from ..report.records import ScoringOptions
+    from ..report.score.options import ScoringOptions
     from ..run.files.meta import read_meta
 
     if missing_policy == "upstream" and truncation != "paper":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..spec.configs import match_configs
+from ..spec.selection import match_configs
 from .handler import cli_errors
 from .options import grid_option, source_options, tokenizer_option
 

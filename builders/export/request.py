@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ..base.errors import OneRulerError, SettingError
-from ..spec.configs import ConfigSpec, match_configs
+from ..spec.configs import ConfigSpec
+from ..spec.selection import match_configs
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 
 

@@ -47,6 +47,8 @@ class BookCounter:
 
     def __init__(self, sentences: Sequence[str], costs: Sequence[int], joiner: str, counter: TokenCounter):
         self.counter, self.joiner, self.n = counter, joiner, len(sentences)
+        self.sentences = sentences
+        self.haystacks: dict[int, int] = {}  # b -> haystack_tokens(b), shared by the rows of every config
         units = [joiner + s for s in sentences]
         pieces = counter.pieces(units, costs) if counter.exact and self.n else None
         first = counter.pieces([sentences[0]]) if pieces else None
@@ -148,10 +150,24 @@ class BookCounter:
 
     def book_tokens(self) -> int:
         """Exact tokens of ``joiner.join(sentences)``: the whole book once."""
-        tally = self.counter.tally()
-        tally.add(self.first_piece)
-        self.add_run(tally, 1, self.n)
-        return tally.result()
+        return self.haystack_tokens(self.n)
+
+    def haystack_tokens(self, b: int) -> int:
+        """Exact tokens of the first b units joined (cycling), the first without its joiner: a haystack of b
+        sentences, or the part of a longer one before boundary b. Counted by construction, else tokenised."""
+        if b <= 0:
+            return 0
+        if b not in self.haystacks:
+            if self.exact:
+                tally = self.counter.tally()
+                tally.add(self.first_piece)
+                self.add_run(tally, 1, b)
+                self.haystacks[b] = tally.result()
+            else:
+                full, rest = divmod(b, self.n)
+                taken = [*self.sentences] * full + [*self.sentences[:rest]]
+                self.haystacks[b] = self.counter.count(self.joiner.join(taken))
+        return self.haystacks[b]
 
     def count_prompt(self, head: Piece, layout: ContextLayout, tail: Piece,
                      needles: Sequence[tuple[Piece, Piece]]) -> int | None:

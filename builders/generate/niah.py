@@ -38,6 +38,9 @@ class NiahDraw:
     query_nouns: tuple[int, ...]
     answer_values: tuple[int, ...]  # empty for none_niah
     key_redraws: int = 0  # noun draws rejected by the distinct-key rule before this one (for the card)
+    # depths pinned by the config (``_at{D}``, evenly spaced values): placed at D % of the haystack's tokens;
+    # drawn depths keep RULER's rule, D % of its sentences (docs/generation.md, "Depth in tokens")
+    in_tokens: bool = False
 
 
 def _conflicts(nouns: NounTable, ids: list[int]) -> bool:
@@ -103,8 +106,8 @@ def draw_niah(task: NiahTask, length: int, index: int, seed: int, nouns: NounTab
         key_redraws=redraws,
     )
     if task.even:
-        return replace(draw, depths=even_depths(n_needles))
-    return draw if depth is None else replace(draw, depths=(depth,) * n_needles)
+        return replace(draw, depths=even_depths(n_needles), in_tokens=True)
+    return draw if depth is None else replace(draw, depths=(depth,) * n_needles, in_tokens=True)
 
 
 @dataclass(frozen=True)
@@ -163,12 +166,24 @@ def insert_needles(sentences: list[str], needles: list[Needle], layout: ContextL
     return joiner.join(parts)
 
 
-def needle_records(needles: list[Needle], depths: Sequence[Depth], layout: ContextLayout) -> list[dict]:
-    """The row's needle records: nominal ``depth`` (whole percent; an evenly spaced point rounded half up)
-    and ``actual_depth``, where the needle landed after the quotation rule: 100 · boundary / k."""
+def token_points(k: int, depths: Sequence[Depth], book: PreparedBook) -> list[int]:
+    """Where the needles of pinned depths go among k units: for each, the boundary outside every quotation
+    nearest ``depth`` % of the units' tokens (``PreparedBook.nearest_boundary``), so that a depth is where
+    the model sees it in every language. Nearest points of sorted depths are sorted too."""
+    return [book.nearest_boundary(k, Fraction(depth) / 100) for depth in depths]
+
+
+def needle_records(needles: list[Needle], depths: Sequence[Depth], layout: ContextLayout,
+                   haystack_tokens: Callable[[int], int]) -> list[dict]:
+    """The row's needle records: nominal ``depth`` (whole percent; an evenly spaced point rounded half up),
+    ``actual_depth``, where the needle landed after the quotation rule, in sentences (100 · boundary / k),
+    and ``token_depth``, the same place in tokens: 100 · tokens of the haystack before the needle / tokens
+    of the whole haystack (``haystack_tokens(b)``: the first b sentences joined; needles not counted)."""
     k = layout.units
+    total = haystack_tokens(k)
     return [{"key": n.key, "value": n.value, "depth": int(d) if isinstance(d, int) else int(d + Fraction(1, 2)),
-             "actual_depth": 100 * pos / k if k else float(d)}
+             "actual_depth": 100 * pos / k if k else float(d),
+             "token_depth": 100 * haystack_tokens(pos) / total if total else float(d)}
             for n, d, pos in zip(needles, depths, layout.points)]
 
 
@@ -207,9 +222,9 @@ class NiahContext:
 
 
 def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles: list[Needle],
-                 depths: Sequence[Depth], book: PreparedBook, joiner: str, tokenizer: Tokenizer,
-                 exact: BookCounter):
-    """The most book sentences (with the needles inserted) whose whole prompt fits ``budget`` tokens.
+                 draw: NiahDraw, book: PreparedBook, joiner: str, tokenizer: Tokenizer, exact: BookCounter):
+    """The most book sentences (with the needles inserted at ``draw``'s depths) whose whole prompt fits
+    ``budget`` tokens.
 
     Each candidate prompt is counted exactly: by construction with ``exact`` from the layout it was
     built from (``generate/bookcount.py``), else by tokenising it whole. The payload is a NiahContext.
@@ -219,7 +234,9 @@ def fit_haystack(spec: ConfigSpec, budget: int, frame: tuple[str, str], needles:
     counted = pieces is not None and exact.exact
 
     def measure(k: int) -> tuple[int, NiahContext]:
-        layout = ContextLayout(k, tuple(insertion_points(k, depths, book.is_safe)))
+        points = (token_points(k, draw.depths, book) if draw.in_tokens
+                  else insertion_points(k, draw.depths, book.is_safe))
+        layout = ContextLayout(k, tuple(points))
         context = NiahContext(insert_needles(book.take(k), needles, layout, joiner), layout)
         tokens = exact.count_prompt(pieces.head, layout, pieces.tail, pieces.needles) if counted else None
         return (tokenizer.count(head + context.text + tail) if tokens is None else tokens), context
@@ -245,15 +262,15 @@ def render_niah(spec: ConfigSpec, task: NiahTask, draw: NiahDraw, sources: Sourc
     head, tail = prompt_frame(task, queries, inst, inst_t)
     budget = spec.length - task.reserve
     book = prepared.book(ctx.code, tokenizer)
-    fit = fit_haystack(spec, budget, (head, tail), needles, draw.depths, book, ctx.joiner, tokenizer,
-                       prepared.book_counter(ctx.code, tokenizer))
+    counter = prepared.book_counter(ctx.code, tokenizer)
+    fit = fit_haystack(spec, budget, (head, tail), needles, draw, book, ctx.joiner, tokenizer, counter)
     context = fit.payload.text
     answers = [inst_t.none_word] if not task.relevant else [str(v) for v in draw.answer_values]
     return {
         "input": head + context + tail,
         "answers": answers,
         "num_tokens": fit.tokens,
-        "needles": needle_records(needles, draw.depths, fit.payload.layout),
+        "needles": needle_records(needles, draw.depths, fit.payload.layout, counter.haystack_tokens),
         "queries": queries,
         "context_span": [len(head), len(head) + len(context)],
         "num_units": fit.units,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import accumulate
 
 from ..sources.store import Sources
@@ -33,8 +34,34 @@ class PreparedBook:
 
     def cum(self, k: int) -> int:
         """Estimated tokens of the first k units (cycling back to the start of the book)."""
+        return int(self.unit_tokens(k) * self.scale)
+
+    def unit_tokens(self, k: int) -> int:
+        """Summed costs of the first k units (cycling): each sentence with its joiner, tokenised alone."""
         full, rest = divmod(k, len(self.sentences))
-        return int((full * self.total + self.prefix[rest]) * self.scale)
+        return full * self.total + self.prefix[rest]
+
+    def nearest_boundary(self, k: int, share: Fraction) -> int:
+        """The boundary among k units that lies outside every quotation (``is_safe``; k, the end, always does)
+        and whose preceding units' tokens (``unit_tokens``) are nearest ``share`` of the k units' tokens; the
+        earlier one on a tie. Share 0 gives 0 (when safe), share 1 gives k."""
+        # the target share × unit_tokens(k) is num / den: compared in integers, exactly
+        num, den = share.numerator * self.unit_tokens(k), share.denominator
+        lo, hi = 0, k  # the first boundary at or past the target (costs are positive: a bisection)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.unit_tokens(mid) * den >= num:
+                hi = mid
+            else:
+                lo = mid + 1
+        after, before = lo, lo - 1  # the nearest safe boundary is the first safe one on either side
+        while after < k and not self.is_safe(after):
+            after += 1
+        while before >= 0 and not self.is_safe(before):
+            before -= 1
+        if before >= 0 and num - self.unit_tokens(before) * den <= self.unit_tokens(after) * den - num:
+            return before
+        return after
 
     def cost(self, k: int) -> int:
         """Tokens of unit k (its joiner included)."""

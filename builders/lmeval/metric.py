@@ -18,7 +18,7 @@ import math
 import os
 from typing import Any, Iterable
 
-from ..report.records import ScoringOptions
+from ..report.score.options import ScoringOptions
 from ..scoring.core import score_example
 
 SCORING_COLUMN = "oneruler_scoring"

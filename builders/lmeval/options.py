@@ -26,7 +26,7 @@ from typing import Any
 
 from ..base.errors import OneRulerError
 from ..generate.tokenizer import parse_tokenizer_option
-from ..report.records import ScoringOptions
+from ..report.score.options import ScoringOptions
 from ..spec.defaults import ALIAS_RE, BUILTIN_TOKENIZERS, RESERVED_ALIAS_RE, DEFAULT_ALIAS, DEFAULT_SAMPLES, DEFAULT_SEED
 
 DATASET_ENV = "ONERULER_DATASET"

@@ -7,17 +7,21 @@ report folder; a partial run raises ``PartialRun`` (exit code 1) after the repor
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from ..base.errors import OneRulerError
+from ..base.errors import OneRulerError, named_setting
 from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
-from .aggregate import ABSOLUTE_THRESHOLD, Report, score_predictions
-from .depth import DEPTH_BINS
-from .predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
-from .records import ScoringOptions
-from .render import render_effective, render_errors, render_notes, render_table, write_report
-from .rows import load_rows
+from .render.folder import write_report
+from .render.notes import render_notes
+from .render.tables import render_effective, render_errors, render_table
+from .report_data import ABSOLUTE_THRESHOLD, DEPTH_BINS, Report, ReportSettings, score_predictions
+from .score.options import ScoringOptions
+from .score.predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
+from .score.rows import load_rows
+from .views.document import scores_document
+from .views.effective import effective_lengths
+from .views.summaries import partial_configs
 
 
 class PartialRun(OneRulerError):
@@ -44,28 +48,37 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     source = DatasetSource.open(dataset, revision, "a revision", hub_cache=hub_cache)
     rows = load_rows(source, first_per_config(preds))
     left_out = unscored(preds)
-    report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
-                               threshold=threshold, depth_bins=depth_bins, dataset=source.identity())
+    extra: dict[str, Any] = {}
     if meta is not None or left_out:
-        report.extra["run"] = meta.to_json() if meta is not None else None
-        report.extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
-    echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if options.strict else 'paper'} mode")
-    echo(render_table(report))
+        extra["run"] = meta.to_json() if meta is not None else None
+        extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
+    report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
+                               ReportSettings(threshold, depth_bins), source.identity(), extra)
+    _print_and_write(report, out_dir, left_out, echo)
+    partial = partial_configs(report.records)
+    if partial and not allow_partial:
+        missing_lines = sum(total - have for have, total in partial.values())
+        example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
+        accept = named_setting("allow_partial")
+        raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
+                         f"(e.g. {example}); the run is unfinished: finish it, or pass {accept}")
+    return report
+
+
+def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], echo: Callable[[str], None]) -> None:
+    """Print the tables and notes, write the report folder and say what was written."""
+    document = scores_document(report)
+    effective = effective_lengths(report.columns, report.settings.threshold)
+    echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if report.strict else 'paper'} mode")
+    echo(render_table(report, document))
     echo("\neffective context length (RULER §3; per language in effective_length.csv):")
-    echo(render_effective(report.effective_lengths))
+    echo(render_effective(effective))
     echo("\nerror types (examples in the accuracy):")
-    echo(render_errors(report))
-    echo("\n" + render_notes(report))
+    echo(render_errors(document.errors))
+    echo("\n" + render_notes(report, document))
     if left_out:
         counts = {s: sum(v == s for v in left_out.values()) for s in UNSCORED_STATUSES}
         echo(f"not scored: {counts['failed']} row(s) the run recorded as failed, {counts['skipped']} skipped "
              f"(prompt over the server's window)")
-    written = write_report(report, out_dir)
+    written = write_report(report, document, effective, out_dir)
     echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")
-    partial = report.partial()
-    if partial and not allow_partial:
-        missing_lines = sum(total - have for have, total in partial.values())
-        example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
-        raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
-                         f"(e.g. {example}); the run is unfinished: finish it, or pass --allow-partial")
-    return report

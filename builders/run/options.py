@@ -1,7 +1,7 @@
 """How each request is made: typed sampling options, the paper's presets (Appendix B.1), run limits.
 
 Paper defaults (SPEC §8): greedy decoding (temperature 0) and at most the row's ``reserve`` new
-tokens (30 NIAH, 50 CWE: upstream's budget constants). The presets reproduce the two reasoning
+tokens (30 NIAH, 50 CWE: upstream's budget constants). The presets (``spec/presets.py``) reproduce the two reasoning
 models of Appendix B.1; "10k"/"8k" output tokens are read as 10,000/8,000 (k = 1,000 throughout).
 """
 
@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..base.errors import OneRulerError, SettingError, named_setting
+from ..spec.presets import PRESETS
 
 APIS = ("chat", "completions")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -67,16 +68,6 @@ class SamplingOptions:
         data = asdict(self)
         data["stop"] = list(self.stop)
         return data
-
-
-# Appendix B.1. o3-mini: reasoning effort high, 10k max output tokens, temperature 1.0 (OpenAI's
-# default; o-series models count reasoning tokens in max_completion_tokens and reject max_tokens).
-# DeepSeek-R1: 8k max output tokens, temperature 0.6.
-PRESETS: dict[str, dict[str, Any]] = {
-    "o3-mini-high": dict(temperature=1.0, max_tokens=10_000, reasoning_effort="high",
-                         max_tokens_param="max_completion_tokens"),
-    "deepseek-r1": dict(temperature=0.6, max_tokens=8_000),
-}
 
 
 def sampling_options(preset: str | None = None, **given: Any) -> SamplingOptions:

@@ -7,9 +7,7 @@ Grammar: ``{ctx}[-{inst}]_{task}_{length}[_at{depth}][_{alias}]``, e.g. ``pl_s_n
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
-import fnmatch
 import itertools
 import re
 from dataclasses import dataclass
@@ -27,7 +25,6 @@ STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 MAX_LENGTH = 10_000_000
 # A length written without suffix below this is almost surely a forgotten ``k`` (``pl_s_niah_128``).
 MIN_BARE_LENGTH = 1_000
-GLOB_EXAMPLES = "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one length), 'ko-*' (cross-lingual)"
 
 _LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
 _DEPTH_RE = re.compile(r"^at(?P<depth>0|[1-9][0-9]*)$")
@@ -62,7 +59,8 @@ def render_length(value: int) -> str:
     return str(value)
 
 
-def _too_long(length: int) -> str:
+def too_long(length: int) -> str:
+    """Why a length is refused: above MAX_LENGTH (an error's message)."""
     return (f"length {length:,} tokens is above the maximum of {render_length(MAX_LENGTH)} ({MAX_LENGTH:,} tokens; "
             f"the paper's longest is 128k)")
 
@@ -74,10 +72,11 @@ class _LazyHint:
         self.name = name
 
     def __format__(self, spec: str) -> str:
-        return _nearest(self.name, iter_standard_names())
+        return did_you_mean(self.name, iter_standard_names())
 
 
-def _nearest(word: str, choices: Iterable[str]) -> str:
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` with the closest of ``choices``, or "" when none is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -99,7 +98,7 @@ class ConfigSpec:
         for role, code in (("context", self.context_language), ("instruction", self.instruction_language)):
             if code not in LANGUAGES:
                 raise ConfigNameError(
-                    f"unknown {role} language {code!r}{_nearest(code, LANGUAGE_CODES)}; "
+                    f"unknown {role} language {code!r}{did_you_mean(code, LANGUAGE_CODES)}; "
                     f"valid: {', '.join(LANGUAGE_CODES)}"
                 )
         try:
@@ -108,12 +107,12 @@ class ConfigSpec:
             if multi_value_form(self.task):  # mv1_niah, mv1000_niah: the K rule, not "unknown task"
                 raise ConfigNameError(str(exc)) from None
             raise ConfigNameError(
-                f"unknown task {self.task!r}{_nearest(self.task, TASKS)}; valid: {', '.join(TASKS)}, {TASK_FORMS}"
+                f"unknown task {self.task!r}{did_you_mean(self.task, TASKS)}; valid: {', '.join(TASKS)}, {TASK_FORMS}"
             ) from None
         if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length <= 0:
             raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
         if self.length > MAX_LENGTH:
-            raise ConfigNameError(_too_long(self.length))
+            raise ConfigNameError(too_long(self.length))
         if self.is_cross_lingual and task.kind != "niah":
             raise ConfigNameError(
                 f"cross-lingual configs exist only for NIAH tasks, not {self.task!r}; "
@@ -213,7 +212,7 @@ def _parse_task(name: str, rest: str, hint: _LazyHint) -> str:
     if task is None:
         head = "_".join(rest.split("_")[:2])
         raise ConfigNameError(
-            f"config {name!r}: unknown task in {rest!r}{_nearest(head, TASKS)}; valid tasks: {', '.join(TASKS)}, "
+            f"config {name!r}: unknown task in {rest!r}{did_you_mean(head, TASKS)}; valid tasks: {', '.join(TASKS)}, "
             f"{TASK_FORMS}{hint}"
         )
     return task
@@ -235,7 +234,7 @@ def _parse_tail(name: str, lang_part: str, task: str, tail: list[str], known_ali
             f"({length * 1000:,} tokens)? A length without k/m suffix must be at least {MIN_BARE_LENGTH:,}"
         )
     if length > MAX_LENGTH:
-        raise ConfigNameError(f"config {name!r}: {_too_long(length)}")
+        raise ConfigNameError(f"config {name!r}: {too_long(length)}")
     rest = tail[1:]
     depth = None
     if rest and RESERVED_ALIAS_RE.match(rest[0]):
@@ -252,7 +251,7 @@ def _parse_tail(name: str, lang_part: str, task: str, tail: list[str], known_ali
     alias = rest[0] if rest else None
     if alias is not None and alias not in known_aliases:
         raise ConfigNameError(
-            f"config {name!r}: unknown tokenizer alias {alias!r}{_nearest(alias, known_aliases)}; "
+            f"config {name!r}: unknown tokenizer alias {alias!r}{did_you_mean(alias, known_aliases)}; "
             f"known: {', '.join(known_aliases)} (register others with {named_setting('tokenizers')} "
             f"{alias}=HUB_ID_OR_PATH)"
         )
@@ -282,98 +281,3 @@ def cross_lingual_pairs() -> Iterator[tuple[str, str]]:
 def iter_standard_names() -> Iterator[str]:
     """The names of the standard grid, in grid order."""
     return (c.name for c in iter_standard_configs())
-
-
-def match_configs(patterns: Iterable[str], aliases: Iterable[str] | None = None, grid_name: str = "standard") -> list[ConfigSpec]:
-    """Expand glob patterns over a named grid (``spec/grids.py``: standard, depth, evidence); a pattern
-    without wildcards is parsed as a name.
-
-    A concrete name outside the grid (``pl_s_niah_256k``, ``en_s_niah_8k_llama3``) is accepted if valid.
-    A glob that matches nothing is an error.
-    """
-    from .grids import grid_configs  # grids.py builds on this module
-
-    grid = grid_configs(grid_name)
-    known_aliases = set(BUILTIN_ALIASES) | set(aliases or ())
-    out: dict[str, ConfigSpec] = {}
-    for pattern in patterns:
-        if any(ch in pattern for ch in "*?["):
-            # A glob ending in _{alias} selects the token-control twins of the matching grid configs.
-            base, _, last = pattern.rpartition("_")
-            alias = last if base and last in known_aliases else None
-            glob = base if alias else pattern
-            hits = [c for c in grid if fnmatch.fnmatchcase(c.name, glob)]
-            if not hits:
-                raise ConfigNameError(no_match_message(pattern, glob, alias, grid, grid_name))
-            for c in hits:
-                if alias:
-                    c = dataclasses.replace(c, tokenizer_alias=alias)
-                out.setdefault(c.name, c)
-        else:
-            c = parse_config_name(pattern, aliases)
-            out.setdefault(c.name, c)
-    return list(out.values())
-
-
-def _length_hint(glob: str, alias: str | None, grid: list[ConfigSpec]) -> str | None:
-    """The hint for a glob whose last part is a literal length outside the standard grid."""
-    head, _, last = glob.rpartition("_")
-    if not head or any(ch in last for ch in "*?["):
-        return None
-    try:
-        length = parse_length(last)
-    except ConfigNameError:
-        return None
-    if length in STANDARD_LENGTHS:
-        return None
-    if length > MAX_LENGTH:
-        return _too_long(length)
-    suffix = f"_{alias}" if alias else ""
-    if last.isdigit() and length < MIN_BARE_LENGTH:
-        return f"{last} means {length} tokens; did you mean '{head}_{last}k{suffix}'?"
-    standard = ", ".join(render_length(n) for n in STANDARD_LENGTHS)
-    example = next((c for c in grid if fnmatch.fnmatchcase(c.name, f"{head}_8k")), None)
-    by_name = f", e.g. `oneruler build {example.name[:-3]}_{last}{suffix}`" if example else ""
-    return (f"{last} is not a standard length ({standard}) but any length can be built by name{by_name}; "
-            f"globs select from the grid, e.g. '{head}_128k{suffix}'")
-
-
-def _language_hint(glob: str) -> str | None:
-    """The hint for a glob whose language part is literal and not a language of the benchmark."""
-    head = glob.split("_", 1)[0]
-    if any(ch in head for ch in "*?["):
-        return None
-    codes = head.split("-")
-    unknown = next((code for code in codes if code not in LANGUAGES), None)
-    if unknown is not None:
-        return f"unknown language {unknown!r}{_nearest(unknown, LANGUAGE_CODES)}; valid: {', '.join(LANGUAGE_CODES)}"
-    if len(codes) == 2 and codes[0] == codes[1]:
-        return f"context and instruction language are both {codes[0]!r}; write '{codes[0]}_{glob.partition('_')[2]}'"
-    if len(codes) == 2:
-        return (f"the grid's cross-lingual configs pair {', '.join(CROSS_LINGUAL_LANGUAGES)} only; "
-                f"other pairs can be built by name, e.g. {head}_s_niah_8k")
-    return None
-
-
-def _sweep_hint(glob: str) -> str | None:
-    """The hint for a glob written for a sweep (a depth part, a K-value task) but read over the standard grid."""
-    if re.search(r"_at[0-9*?\[]", glob):
-        return (f"fixed-depth configs are in the depth grid: add {named_setting('grid')} depth "
-                f"(`oneruler list --grid depth` lists them)")
-    if re.search(r"_mv[0-9*?\[]", glob):
-        return (f"multi-evidence configs are in the evidence grid: add {named_setting('grid')} evidence "
-                f"(`oneruler list --grid evidence` lists them)")
-    return None
-
-
-def no_match_message(pattern: str, glob: str, alias: str | None, grid: list[ConfigSpec], grid_name: str = "standard") -> str:
-    """Why a glob selects nothing, and globs that would select something: an error's message, the settings it names
-    marked (``named_setting``)."""
-    hint = (_sweep_hint(glob) or _length_hint(glob, alias, grid) or _language_hint(glob)) if grid_name == "standard" \
-        else None
-    if hint is None:
-        examples = {"depth": "'pl_*' (one language), '*_at50' (one depth), '*_32k_*' (one length), 'ko-*' (CROSS pairs)",
-                    "evidence": "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)"}.get(grid_name, GLOB_EXAMPLES)
-        hint = (f"globs select from the {grid_name} grid, e.g. {examples}; "
-                f"`oneruler list {'' if grid_name == 'standard' else f'--grid {grid_name} '}GLOB` shows what a glob selects")
-    return f"pattern {pattern!r} matches no config of the {grid_name} grid: {hint}"

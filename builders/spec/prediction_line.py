@@ -16,6 +16,15 @@ from .ids import check_id
 LineStatus = Literal["ok", "failed", "skipped"]
 LINE_STATUSES: tuple[LineStatus, ...] = get_args(LineStatus)
 UNSCORED_STATUSES: tuple[LineStatus, ...] = ("failed", "skipped")  # lines `oneruler run` wrote without a model output
+# Inspect AI's stop reasons as the OpenAI finish_reason a line holds (Inspect reads an OpenAI "length" as
+# "max_tokens"; "model_length": the context window ran out mid-answer): both are a cut answer.
+STOP_REASON_FINISH: dict[str, str] = {"stop": "stop", "max_tokens": "length", "model_length": "length",
+                                      "tool_calls": "tool_calls", "content_filter": "content_filter"}
+
+
+def finish_reason_of(stop_reason: str | None) -> str | None:
+    """The finish_reason of an Inspect stop reason ("max_tokens" → "length"); None when unknown."""
+    return STOP_REASON_FINISH.get(stop_reason or "")
 
 
 @dataclass(frozen=True)

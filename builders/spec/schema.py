@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datasets import Features, List, Value
 
-# depth: the nominal depth in whole percent; actual_depth: where the needle landed (quotation rule), percent
+# depth: the nominal depth in whole percent; actual_depth: where the needle landed (quotation rule), percent of
+# the haystack's sentences; token_depth: the same place in percent of the haystack's tokens (`tokenizer`)
 NEEDLE_FEATURES = {"key": Value("string"), "value": Value("string"), "depth": Value("int32"),
-                   "actual_depth": Value("float64")}
+                   "actual_depth": Value("float64"), "token_depth": Value("float64")}
 
 FEATURES = Features(
     {

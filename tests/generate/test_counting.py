@@ -100,6 +100,8 @@ def test_book_runs_and_prompts_count_exactly(counter, sources, lang):
     book = BookCounter(sentences, counter.count_batch([joiner + s for s in sentences]), joiner, counter)
     assert book.exact
     assert book.book_tokens() == counter.count(joiner.join(sentences))
+    for b in (0, 1, 2, 37, 399, 400, 401, 1000):  # a haystack's first b sentences (token depths), cycling
+        assert book.haystack_tokens(b) == counter.count(joiner.join(sentences[i % len(sentences)] for i in range(b))), b
     head, tail = "Read this.\n\n<text>\n", "\n</text>\n\n<Question> What? </Question>"
     needle_texts = ["The special magic number for “clock” is: 1234567.", "「鍵」の数字は7654321です。", "x"]
     pieces = counter.pieces([head, tail] + [t for n in needle_texts for t in (n, joiner + n)])
@@ -157,10 +159,15 @@ def test_unanalysed_tokenizers_fall_back_to_full_counts(tmp_path, registry, sour
         assert row["num_tokens"] == tok.count(row["input"]) <= row["budget"]
 
 
-def test_full_count_mode_tokenises_whole_prompts(registry):
+def test_full_count_mode_tokenises_whole_prompts(registry, sources):
     counter = TokenCounter(registry.get("cl100k"), full_count=True)
     assert not counter.exact and counter.profile.reason == "full_count"
     assert not counter.is_cut(".", " ")
+    sentences = ["第一句。", "第二句话。", "最后一句！"]
+    book = BookCounter(sentences, counter.count_batch(sentences), "", counter)
+    assert not book.exact
+    for b in (0, 1, 3, 7):  # token depths without cuts: the haystack tokenised whole
+        assert book.haystack_tokens(b) == counter.count("".join(sentences[i % 3] for i in range(b)))
 
 
 def test_nfc_facts_the_proof_uses():

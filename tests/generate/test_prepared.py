@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from fractions import Fraction
+from itertools import accumulate
 
 import pytest
 
-from builders.generate.prepared import PreparedCache
+from builders.generate.prepared import PreparedBook, PreparedCache
 from builders.generate.tokenizer import Tokenizer
 from builders.sources.manifest import SourceFile
 from builders.sources.store import Sources
@@ -73,3 +75,29 @@ def test_pool_and_list_markers(tiny_sources, cl100k):
     prefix = cache.numbering_prefix(cl100k, 12)
     assert len(prefix) > 12 and prefix[12] == sum(cl100k.count(f" {i}.") for i in range(1, 13))
     assert cache.numbering_prefix(cl100k, 5) is prefix  # grown on demand, never recomputed
+
+
+def nearest_by_brute_force(costs: list[int], safe: list[bool], k: int, share: Fraction) -> int:
+    """The safe boundary (or k) among k cycling units whose preceding costs are nearest share of all k, the
+    earlier on a tie: every boundary's distance written out."""
+    before = [sum(costs[i % len(costs)] for i in range(b)) for b in range(k + 1)]
+    target = share * before[k]
+    allowed = [b for b in range(k + 1) if b == k or safe[b % len(costs)]]
+    return min(allowed, key=lambda b: (abs(before[b] - target), b))
+
+
+def test_nearest_boundary_in_tokens_outside_quotations():
+    """Pinned depths go to the boundary nearest D % of the units' tokens, skipping the unsafe ones to the
+    nearer safe side (before or after), the earlier on a tie; 0 % before the first unit, 100 % after the last."""
+    costs = [5, 40, 3, 3, 30, 7, 12, 1]
+    safe = [True, True, False, False, True, False, True, True, True]
+    book = PreparedBook("xx", [f"s{i}" for i in range(len(costs))], costs, [0, *accumulate(costs)], safe)
+    shares = [Fraction(p, 200) for p in range(201)] + [Fraction(1, 3), Fraction(2, 7)]
+    for k in (1, 2, 5, 8, 13, 21):
+        for share in shares:
+            assert book.nearest_boundary(k, share) == nearest_by_brute_force(costs, safe, k, share), (k, share)
+        assert (book.nearest_boundary(k, Fraction(0)), book.nearest_boundary(k, Fraction(1))) == (0, k)
+    # a tie between the safe boundaries either side of an unsafe stretch goes to the earlier one
+    tie = PreparedBook("xx", ["a", "b", "c", "d"], [10] * 4, [0, 10, 20, 30, 40], [True, True, False, False, True])
+    assert tie.nearest_boundary(4, Fraction(5, 8)) == 1  # 25 tokens: 15 from boundary 1 and from the end
+    assert tie.nearest_boundary(4, Fraction(5, 8) + Fraction(1, 100)) == 4

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from typing import Callable
 
 import pytest
 
@@ -42,6 +44,51 @@ def expected_tail(row: dict, sources: Sources) -> tuple[str, str]:
 def needle_text(key: str, value: str, lang: str, sources: Sources) -> str:
     text = sources.niah_template(lang)["needle_numbers"].replace("{key}", key).replace("{value}", value)
     return text.rstrip() + get_language(lang).full_stop
+
+
+def read_layout(row: dict, book, sources: Sources) -> tuple[list[int], int]:
+    """Read the context back as book sentences and needles: (sentences before each needle, sentences in all).
+
+    Fails unless the context is exactly the book's first sentences with the needles between them.
+    """
+    ctx = row["context_language"]
+    joiner = get_language(ctx).joiner
+    s, e = row["context_span"]
+    context = row["input"][s:e]
+    needles = [needle_text(n["key"], n["value"], ctx, sources) for n in row["needles"]]
+    sentences = book.take(row["num_units"])
+    cursor, p, points = 0, 0, []
+    while cursor < len(context):
+        if cursor:
+            assert context.startswith(joiner, cursor)
+            cursor += len(joiner)
+        if len(points) < len(needles) and context.startswith(needles[len(points)], cursor):
+            points.append(p)
+            cursor += len(needles[len(points) - 1])
+        else:
+            assert context.startswith(sentences[p], cursor), (row["id"], context[cursor:cursor + 80])
+            cursor += len(sentences[p])
+            p += 1
+    assert len(points) == len(needles) and p == row["num_units"]
+    return points, p
+
+
+def haystack_tokens(row: dict, book, tokenizer) -> Callable[[int], int]:
+    """b -> tokens of the row's first b haystack sentences joined, tokenised whole: the context up to a needle
+    at boundary b with the needle sentences left out (b = num_units: the whole haystack)."""
+    joiner = get_language(row["context_language"]).joiner
+    sentences = book.take(row["num_units"])
+    return functools.cache(lambda b: tokenizer.count(joiner.join(sentences[:b])))
+
+
+def check_token_depths(row: dict, book, sources: Sources, tokenizer) -> tuple[list[int], int, Callable[[int], int]]:
+    """Every needle's ``token_depth`` is 100 × the tokens of the haystack before it / the haystack's tokens,
+    recomputed from the row's text; returns (the needles' boundaries, the sentences, the token counts)."""
+    points, k = read_layout(row, book, sources)
+    tokens = haystack_tokens(row, book, tokenizer)
+    for needle, point in zip(row["needles"], points):
+        assert needle["token_depth"] == 100 * tokens(point) / tokens(k), (row["id"], needle)
+    return points, k, tokens
 
 
 # The quotation marks each book uses (opening → closing), written out here from the books themselves
@@ -115,6 +162,7 @@ def check_niah_row(row: dict, generator: RowGenerator, tokenizer) -> None:
             assert n["key"].casefold() != nouns.noun(min(query_ids[0]), ctx).casefold()
     check_budget(row, tokenizer)
     book = generator.prepared.book(ctx, tokenizer)
+    check_token_depths(row, book, sources, tokenizer)
     slack = row["budget"] - row["num_tokens"]
     assert slack < book.cost(row["num_units"]) + JOIN_TOLERANCE, "more than one sentence below the bound"
 

@@ -6,7 +6,7 @@ import pytest
 
 from builders.base.errors import OneRulerError
 from builders.lmeval.options import derived_alias, row_source, scoring_options
-from builders.report.records import ScoringOptions
+from builders.report.score.options import ScoringOptions
 
 
 @pytest.fixture(autouse=True)

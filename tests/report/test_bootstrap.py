@@ -1,12 +1,12 @@
-"""The cluster bootstrap (builders/report/bootstrap.py): deterministic, resamples example indices, vectorised."""
+"""The cluster bootstrap (builders/report/stats/bootstrap.py): deterministic, resamples example indices, vectorised."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from builders.report.bootstrap import RESAMPLES, ClusterBootstrap
-from builders.report.stats import wilson
+from builders.report.stats.bootstrap import RESAMPLES, ClusterBootstrap
+from builders.report.stats.closed_form import wilson
 
 
 def _pooled_interval(indices, passed, seed=None):

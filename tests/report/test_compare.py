@@ -13,7 +13,8 @@ from PIL import Image
 from report_fixtures import make_row, write_export
 
 from builders.cli import cli
-from builders.report.compare import group_curves, load_report, none_errors
+from builders.report.compare.load import load_report
+from builders.report.compare.tables import group_curves, none_errors
 from builders.scoring import none_words
 
 LANGS = ("en", "ru", "hi", "sw")  # high Latin, high Cyrillic, low Devanagari, low Latin

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 from report_fixtures import make_row, score_folder, write_export
 
-from builders.report.aggregate import task_rank
+from builders.report.views.grouping import task_rank
 
 GRID = [round(k * 100 / 39) for k in range(40)]  # the paper's 40 depths: round(linspace(0, 100, 40))
 FAIL = "1234567"

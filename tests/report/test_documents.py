@@ -9,8 +9,11 @@ import pytest
 from report_fixtures import make_row, score_folder, write_export
 
 from builders.base.errors import OneRulerError
-from builders.report.compare import load_report
-from builders.report.documents import ScoresDocument, read_examples, read_scores
+from builders.report.compare.load import load_report
+from builders.report.documents.examples_jsonl import read_examples
+from builders.report.documents.scores_json import ScoresDocument, read_scores
+from builders.report.views.depth import depth_cells
+from builders.report.views.document import scores_document
 
 NEW_KEYS = ("intervals", "sample_size", "dataset")
 
@@ -44,12 +47,13 @@ def test_scores_json_reads_back_to_the_same_bytes(folders, mode):
 def test_a_report_rebuilt_from_its_folder_computes_the_same_numbers(folders, mode):
     rebuilt = load_report(folders[mode]).report
     original = json.loads((folders[mode] / "scores.json").read_text(encoding="utf-8"))
-    again = rebuilt.document.to_dict()
+    again = scores_document(rebuilt).to_dict()
     for key in ("groups", "overall", "by_task", "by_language", "by_length", "errors", "sample_size"):
         assert again[key] == original[key], key
     with (folders[mode] / "depth.csv").open(encoding="utf-8") as handle:
         written = [line.rstrip("\n") for line in handle][1:]
-    assert [",".join("" if v is None else str(v) for v in c.csv_row()) for c in rebuilt.depth] == written
+    depth = depth_cells(rebuilt.scored, rebuilt.columns.bootstrap, rebuilt.settings.depth_bins)
+    assert [",".join("" if v is None else str(v) for v in c.csv_row()) for c in depth] == written
     hits = [r.needle_hits for r in read_examples(folders[mode])]
     assert hits[0] == ((0.0, True), (90.0, True)) and hits[1] == ((10.0, True), (80.0, False))
 
@@ -73,3 +77,15 @@ def test_a_folder_without_examples_is_named(tmp_path, folders):
     (tmp_path / "examples.jsonl").write_text('{"id": "x/0"}\n', encoding="utf-8")
     with pytest.raises(OneRulerError, match="line 1 is not an example line"):
         load_report(tmp_path)
+
+
+def test_a_report_with_nothing_counted_reads_back_to_the_same_bytes(tmp_path):
+    name = "pl_s_niah_8k"  # null NIAH answers are dropped (paper policy): no accuracy, nothing to size
+    export = write_export(tmp_path / "export", {name: [make_row(name, i, "s_niah", "pl", "pl", 8000, [f"{7_000_000 + i}"])
+                                                       for i in range(2)]})
+    folder = score_folder(export, [{"id": f"{name}/{i}", "prediction": None, "finish_reason": "stop"} for i in range(2)],
+                          tmp_path / "report")
+    raw = (folder / "scores.json").read_bytes()
+    document = read_scores(folder)
+    assert json.loads(raw)["sample_size"] == {} and document.sample_size is None
+    assert document.to_bytes() == raw and document.null_predictions.dropped == 2

@@ -7,7 +7,7 @@ import csv
 import pytest
 from report_fixtures import make_row, run_cli, score_folder, write_export
 
-from builders.report.effective import reach
+from builders.report.views.effective import reach
 
 LENGTHS = (8, 32, 64, 128)
 # language -> passes out of 50 at 8k, 32k, 64k, 128k

@@ -12,7 +12,7 @@ import pytest
 from report_fixtures import make_row, run_cli, write_export
 
 from builders.base.errors import OneRulerError
-from builders.report.predictions import Prediction, read_predictions
+from builders.report.score.predictions import Prediction, read_predictions
 
 
 def sample(ident: str | None, response, acc=1.0, doc_id: int = 0) -> dict:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from builders.report.aggregate import HeatmapGrid
-from builders.report.cells import Cell
-from builders.report.plots import language_heatmap_figure, none_errors_figure
-from builders.report.stats import wilson
+from builders.report.render.plots import language_heatmap_figure, none_errors_figure
+from builders.report.stats.cells import Cell
+from builders.report.stats.closed_form import wilson
+from builders.report.views.heatmap import HeatmapGrid
 
 LONG = "google/gemma3-270m-instruct-q4_k_m (llama-server report folder from yesterday's run)"
 

@@ -14,8 +14,9 @@ import pytest
 from click.testing import CliRunner
 from report_fixtures import BEFORE_ACTUAL_DEPTH, make_row, write_export, write_jsonl
 
-from builders.report import aggregate as rep
-from builders.report.predictions import Prediction
+from builders.report.report_data import score_predictions
+from builders.report.score.predictions import Prediction
+from builders.report.views.heatmap import heatmap
 from builders.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -211,7 +212,7 @@ def test_heatmap_pools_niah_by_language_and_length(export):
     preds = {p["id"]: Prediction(p["id"], p["prediction"], p.get("finish_reason"), n)
              for n, p in enumerate(make_predictions(export[1]), 1)}
     rows = {r["id"]: r for rs in export[1].values() for r in rs}
-    grid = rep.score_predictions(preds, rows).heatmap()
+    grid = heatmap(score_predictions(preds, rows).columns)
     assert grid.scope == "NIAH tasks" and grid.lengths == ["8k", "32k"]
     # the ja CWE config is not NIAH; languages by accuracy (a tie: by code), cross-lingual pairs last
     assert grid.languages == ["de", "en", "pl", "ko-en"]
@@ -429,6 +430,6 @@ def test_an_empty_cell_says_why_and_what_to_do(export, cache, tmp_path):
             "missing-answer policy: en_s_niah_8k") in result.output
     assert "rerun with a larger --max-tokens (`oneruler run`), or score the cut text with --truncated score" in result.output
     preds = {p["id"]: Prediction(p["id"], p["prediction"], p.get("finish_reason"), n) for n, p in enumerate(records, 1)}
-    grid = rep.score_predictions(preds, {r["id"]: r for rs in export[1].values() for r in rs}).heatmap()
+    grid = heatmap(score_predictions(preds, {r["id"]: r for rs in export[1].values() for r in rs}).columns)
     en8k = grid.cells[grid.languages.index("en")][0]
     assert en8k.accuracy is None and en8k.short_reason() == "4 cut"

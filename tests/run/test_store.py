@@ -7,7 +7,7 @@ import json
 import pytest
 
 from builders.base.errors import OneRulerError
-from builders.report.predictions import read_predictions, unscored
+from builders.report.score.predictions import read_predictions, unscored
 from builders.run.files.meta import check_resumable, meta_path
 from builders.run.files.store import PredictionStore
 from builders.run.server.secrets import public_url

@@ -274,27 +274,28 @@ NEEDLES = [{"key": "k1", "value": "1111111", "depth": 0}, {"key": "k2", "value":
            {"key": "k3", "value": "3333333", "depth": 66}, {"key": "k4", "value": "4444444", "depth": 100}]
 
 
-@pytest.mark.parametrize(
-    "task, gold, text, category, recall",
-    [
-        ("mk_niah", ["2222222"], "2222222", "correct", 1.0),
-        ("mk_niah", ["2222222"], "3333333", "distractor", 0.0),
-        ("mk_niah", ["2222222"], "2222222 3333333", "distractor", 1.0),
-        ("mk_niah", ["2222222"], "none", "none_when_present", 0.0),
-        ("mk_niah", ["2222222"], "none, 2222222", "none_when_present", 1.0),
-        ("mk_niah", ["2222222"], "9999999", "wrong", 0.0),
-        ("mk_niah", ["2222222"], "I could not find it.", "no_answer", 0.0),
-        ("mk_niah", ["2222222"], "   ", "no_answer", 0.0),
-        ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 4444444", "partial", 0.5),
-        ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 2222222 3333333 4444444 5555555",
-         "wrong", 1.0),
-        ("mq_niah", ["1111111", "2222222"], "2222222", "partial", 0.5),
-        ("none_niah", ["none"], "none", "correct", 1.0),
-        ("none_niah", ["none"], "4444444", "distractor", 0.0),
-        ("none_niah", ["none"], "9999999", "wrong", 0.0),
-        ("none_niah", ["none"], "No such number.", "no_answer", 0.0),
-    ],
-)
+# Outputs with the category and recall the rules give them, worked out by hand (tests/inspect_eval reuses them).
+CATEGORY_CASES = [
+    ("mk_niah", ["2222222"], "2222222", "correct", 1.0),
+    ("mk_niah", ["2222222"], "3333333", "distractor", 0.0),
+    ("mk_niah", ["2222222"], "2222222 3333333", "distractor", 1.0),
+    ("mk_niah", ["2222222"], "none", "none_when_present", 0.0),
+    ("mk_niah", ["2222222"], "none, 2222222", "none_when_present", 1.0),
+    ("mk_niah", ["2222222"], "9999999", "wrong", 0.0),
+    ("mk_niah", ["2222222"], "I could not find it.", "no_answer", 0.0),
+    ("mk_niah", ["2222222"], "   ", "no_answer", 0.0),
+    ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 4444444", "partial", 0.5),
+    ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 2222222 3333333 4444444 5555555",
+     "wrong", 1.0),
+    ("mq_niah", ["1111111", "2222222"], "2222222", "partial", 0.5),
+    ("none_niah", ["none"], "none", "correct", 1.0),
+    ("none_niah", ["none"], "4444444", "distractor", 0.0),
+    ("none_niah", ["none"], "9999999", "wrong", 0.0),
+    ("none_niah", ["none"], "No such number.", "no_answer", 0.0),
+]
+
+
+@pytest.mark.parametrize("task, gold, text, category, recall", CATEGORY_CASES)
 def test_categories_and_recall(task, gold, text, category, recall):
     result = score_example(text, gold, task, "en", needles=NEEDLES)
     assert (result.category, result.recall) == (category, recall)
@@ -407,13 +408,13 @@ _pieces = st.one_of(
     st.text(max_size=8),
     st.integers(0, 10**9).map(str),
 )
-_outputs = st.lists(_pieces, max_size=12).map("".join)
-_langs = st.sampled_from(sorted(NONE_WORDS))
-_gold_sets = st.sampled_from([["4817290"], ["1111111", "4817290"], ["1111111", "2222222", "3333333", "4817290"]])
+OUTPUTS = st.lists(_pieces, max_size=12).map("".join)
+LANGS = st.sampled_from(sorted(NONE_WORDS))
+GOLD_SETS = st.sampled_from([["4817290"], ["1111111", "4817290"], ["1111111", "2222222", "3333333", "4817290"]])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(output=_outputs, lang=_langs, gold=_gold_sets, task=st.sampled_from(scoring.NUMBER_TASKS))
+@given(output=OUTPUTS, lang=LANGS, gold=GOLD_SETS, task=st.sampled_from(scoring.NUMBER_TASKS))
 def test_number_tasks_agree_with_the_upstream_oracle(output, lang, gold, task):
     result = score_example(output, gold, task, lang, needles=NEEDLES)
     assert result.passed == oracle_numbers(output, gold, lang)
@@ -424,7 +425,7 @@ def test_number_tasks_agree_with_the_upstream_oracle(output, lang, gold, task):
 
 
 @settings(max_examples=300, deadline=None)
-@given(output=_outputs, lang=_langs)
+@given(output=OUTPUTS, lang=LANGS)
 def test_none_niah_agrees_with_the_upstream_oracle(output, lang):
     result = score_example(output, [NONE_WORDS[lang][0]], "none_niah", lang, needles=NEEDLES)
     assert result.passed == oracle_none(output, lang)
@@ -447,7 +448,7 @@ def test_cwe_agrees_with_the_oracle_and_strict_implies_paper(words, extra, data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(output=st.text(), lang=_langs, task=st.sampled_from(scoring.TASK_IDS), strict=st.booleans(),
+@given(output=st.text(), lang=LANGS, task=st.sampled_from(scoring.TASK_IDS), strict=st.booleans(),
        reason=st.sampled_from([None, "stop", "length"]), policy=st.sampled_from(scoring.TRUNCATION_POLICIES))
 def test_arbitrary_text_never_crashes(output, lang, task, strict, reason, policy):
     gold = WORDS if task in scoring.CWE_TASKS else ["4817290"]

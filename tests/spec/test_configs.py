@@ -6,9 +6,10 @@ import pytest
 
 from builders.cli.handler import flag_of
 from builders.spec.configs import (
-    ConfigNameError, ConfigSpec, iter_standard_configs, match_configs, parse_config_name, parse_length, render_length,
+    ConfigNameError, ConfigSpec, iter_standard_configs, parse_config_name, parse_length, render_length,
 )
 from builders.spec.grids import grid_configs
+from builders.spec.selection import match_configs
 
 
 def test_standard_grid_sizes():

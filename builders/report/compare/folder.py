@@ -1,20 +1,33 @@
-"""Writing ``oneruler compare``'s folder: tables (text, CSV, Markdown), effective lengths side by side,
+"""The folder ``oneruler compare`` writes: tables (text, CSV, Markdown), effective lengths side by side,
 paired comparisons (``paired.csv``, difference heatmaps) and the figures of every model."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
-from ..spec.configs import render_length
-from .compare import (ModelReport, group_curves, is_niah_task, language_table, none_errors, slug,
-                      task_length_table)
-from .depth import DepthCell
-from .effective import ALL_LANGUAGES, EffectiveLength
+from ...scoring import core as scoring
+from ...spec.configs import render_length
+from ..render.folder import csv_bytes, write_files
+from ..render.plots import (GridCell, depth_png, difference_png, group_curves_png, language_heatmap_png,
+                            none_errors_png)
+from ..render.tables import cell_text, render_rows
+from ..stats.cells import Cell
+from ..views.depth import DepthCell, depth_cells
+from ..views.effective import ALL_LANGUAGES, EffectiveLength, effective_lengths
+from ..views.heatmap import HeatmapGrid, heatmap
+from .load import ModelReport
 from .paired import PairedCell, pair_summary, paired_cells, pairing
-from .render import cell_text, csv_bytes, render_rows, write_files
+from .tables import group_curves, language_table, none_errors, task_length_table
 
 
-def _accuracy_csv(head: list[str], keys: list, per_model: list[dict], models: list[str]) -> bytes:
+def slug(label: str) -> str:
+    """A file-name-safe form of a model label."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model"
+
+
+def _accuracy_csv(head: list[str], keys: list, per_model: list[dict[Any, Cell]], models: list[str]) -> bytes:
     """Accuracies (fractions) per model, then each model's interval and counted rows."""
     columns = head + models + [f"{m} {what}" for m in models for what in ("ci_low", "ci_high", "counted")]
     rows = []
@@ -46,7 +59,7 @@ def _tables(reports: list[ModelReport]) -> tuple[str, str, dict[str, bytes]]:
 
 def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
     """The effective lengths side by side (all languages pooled printed; every scope in the CSV)."""
-    per_model = {r.label: r.report.effective_lengths for r in reports}
+    per_model = {r.label: effective_lengths(r.report.columns, r.report.settings.threshold) for r in reports}
     keys = list(dict.fromkeys((e.scope, e.tasks, e.definition) for rows in per_model.values() for e in rows))
     found = {(m, e.scope, e.tasks, e.definition): e for m, rows in per_model.items() for e in rows}
     head = ["tasks", "definition", *per_model]
@@ -63,61 +76,69 @@ def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
     return text, csv_bytes(("model",) + EffectiveLength.HEADER, lines)
 
 
-def _paired(reports: list[ModelReport]) -> tuple[str, dict[str, bytes]]:
-    """Every pair of models: paired.csv, a difference heatmap per pair, and the printed summary."""
-    from .plots import GridCell, difference_png
-
+def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, dict[str, bytes]]:
+    """Every pair of models: paired.csv, a difference heatmap per pair, and the printed summary (``grids``: each
+    model's heatmap, whose language order the difference heatmaps keep)."""
     texts, files, every = [], {}, []
     for i, a in enumerate(reports):
         for b in reports[i + 1:]:
             reason = pairing(a.document.manifest_sha256(), b.document.manifest_sha256())
-            cells = [] if reason else paired_cells(a.label, a.report.scored, b.label, b.report.scored, is_niah_task)
+            cells = [] if reason else paired_cells(a.label, a.report.scored, b.label, b.report.scored, scoring.is_niah)
             if reason or not cells:
                 texts.append(f"{a.label} vs {b.label}: no paired comparison ({reason or 'no row counted in both'}); "
                              f"compare their intervals instead")
                 continue
             every += cells
             texts.append(pair_summary(cells))
-            grid = {c.key: c for c in cells if c.scope == "language × length"}
-            languages = [lang for lang in a.report.heatmap().languages if any(k[0] == lang for k in grid)]
-            lengths = sorted({k[1] for k in grid})
-            matrix = [[_diff_cell(grid.get((lang, n)), GridCell) for n in lengths] for lang in languages]
-            title = (f"{a.label} minus {b.label}: accuracy difference (points) by language and length; "
-                     f"pale: not significant (Benjamini–Hochberg q ≥ 0.05)")
-            files[f"diff-{slug(a.label)}-vs-{slug(b.label)}.png"] = difference_png(
-                matrix, languages, [render_length(n) for n in lengths], title)
+            files[f"diff-{slug(a.label)}-vs-{slug(b.label)}.png"] = _difference_png(a.label, b.label, cells, grids[i])
     if every:
         files = {"paired.csv": csv_bytes(PairedCell.HEADER, [c.csv_row() for c in every]), **files}
     return "\n".join(texts), files
 
 
-def _diff_cell(cell: PairedCell | None, grid_cell):
+def _difference_png(label_a: str, label_b: str, cells: list[PairedCell], grid_a: HeatmapGrid) -> bytes:
+    """The difference heatmap of a pair: its language × length cells, languages in model A's heatmap order."""
+    grid = {c.key: c for c in cells if c.scope == "language × length"}
+    languages = [lang for lang in grid_a.languages if any(k[0] == lang for k in grid)]
+    lengths = sorted({k[1] for k in grid})
+    matrix = [[_diff_cell(grid.get((lang, n))) for n in lengths] for lang in languages]
+    title = (f"{label_a} minus {label_b}: accuracy difference (points) by language and length; "
+             f"pale: not significant (Benjamini–Hochberg q ≥ 0.05)")
+    return difference_png(matrix, languages, [render_length(n) for n in lengths], title)
+
+
+def _diff_cell(cell: PairedCell | None) -> GridCell:
     if cell is None:
-        return grid_cell(None, "no rows")
+        return GridCell(None, "no rows")
     points = round(100 * cell.diff) + 0  # + 0: no "-0" for a difference that rounds to nothing
-    return grid_cell(100 * cell.diff, f"{points:+d}" if points else "0", muted=not cell.significant, bold=cell.significant)
+    return GridCell(100 * cell.diff, f"{points:+d}" if points else "0", muted=not cell.significant, bold=cell.significant)
+
+
+def _model_figures(r: ModelReport, grid: HeatmapGrid) -> tuple[dict[str, bytes], list[DepthCell]]:
+    """One model's heatmap, language-group curves and depth figure, and its depth cells."""
+    files = {f"heatmap-{slug(r.label)}.png": language_heatmap_png(grid, f"{r.label}: accuracy (%) on {grid.scope}")}
+    lengths, curves = group_curves(r)
+    files[f"groups-{slug(r.label)}.png"] = group_curves_png(lengths, curves, r.label)
+    depth = depth_cells(r.report.scored, r.report.columns.bootstrap, r.report.settings.depth_bins)
+    if depth:
+        files[f"depth-{slug(r.label)}.png"] = depth_png(depth, f"{r.label}: accuracy (%) by needle depth, languages pooled")
+    return files, depth
 
 
 def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:
     """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed text and the files."""
-    from .plots import depth_png, group_curves_png, language_heatmap_png, none_errors_png
-
+    grids = [heatmap(r.report.columns) for r in reports]
     text, markdown, files = _tables(reports)
     effective_text, files["effective_length.csv"] = _effective(reports)
-    paired_text, paired_files = _paired(reports)
+    paired_text, paired_files = _paired(reports, grids)
     files["compare.md"] = (f"# ONERULER comparison\n\n{markdown}\n## Effective context length\n\n```\n{effective_text}\n```\n\n"
                            f"## Paired comparisons\n\n```\n{paired_text}\n```\n").encode("utf-8")
     files.update(paired_files)
     depth_rows = []
-    for r in reports:
-        grid = r.report.heatmap()
-        files[f"heatmap-{slug(r.label)}.png"] = language_heatmap_png(grid, f"{r.label}: accuracy (%) on {grid.scope}")
-        lengths, curves = group_curves(r)
-        files[f"groups-{slug(r.label)}.png"] = group_curves_png(lengths, curves, r.label)
-        depth = r.report.depth
+    for r, grid in zip(reports, grids):
+        figures, depth = _model_figures(r, grid)
+        files.update(figures)
         depth_rows += [[r.label] + c.csv_row() for c in depth]
-        if depth:
-            files[f"depth-{slug(r.label)}.png"] = depth_png(depth, f"{r.label}: accuracy (%) by needle depth, languages pooled")
     files["depth.csv"] = csv_bytes(("model",) + DepthCell.HEADER, depth_rows)
     languages, counts, scope = none_errors(reports)
     files["none-errors.png"] = none_errors_png(languages, counts, scope)

@@ -11,15 +11,15 @@ across the cells of each table; ``significant`` is q < 0.05.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..spec.configs import render_length
-from .aggregate import task_rank
-from .bootstrap import ClusterBootstrap, percentiles
-from .records import Record
-from .stats import ALPHA, bh_qvalues, mcnemar_exact
+from ...spec.configs import render_length
+from ..score.records import Record
+from ..stats.bootstrap import ClusterBootstrap, percentiles
+from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
+from ..views.grouping import task_rank
 
 # table name -> the record fields of its cells ("NIAH" tables keep NIAH rows when there are any)
 TABLES: dict[str, tuple[str, ...]] = {
@@ -71,37 +71,67 @@ def _key_text(fields: tuple[str, ...], key: tuple) -> str:
     return " ".join(render_length(v) if f == "length" else str(v) for f, v in zip(fields, key)) or "all"
 
 
-def paired_cells(label_a: str, records_a: list[Record], label_b: str, records_b: list[Record],
-                 is_niah_pool) -> list[PairedCell]:
-    """Every table's cells for one pair of models (``is_niah_pool``: which tasks the language × length table keeps)."""
+@dataclass(frozen=True)
+class PairedRows:
+    """The rows counted in both reports of a pair: model A's records of them, each model's passes (0/1) and the
+    bootstrap over their example indices that every cell of the pair shares."""
+
+    model_a: str
+    model_b: str
+    rows: list[Record]
+    passed_a: np.ndarray
+    passed_b: np.ndarray
+    bootstrap: ClusterBootstrap
+
+
+@dataclass(frozen=True)
+class PairedTable:
+    """One table of a pair: its name (``TABLES``), the record fields of its cells, the cells' keys in order and
+    each paired row's cell (its position in ``keys``; −1: left out of the table)."""
+
+    name: str
+    fields: tuple[str, ...]
+    keys: list[tuple]
+    pool: np.ndarray
+
+
+def paired_rows(label_a: str, records_a: Sequence[Record], label_b: str, records_b: Sequence[Record]) -> PairedRows | None:
+    """The rows both reports counted (None: none)."""
     other = {r.id: r for r in records_b if r.score.counted}
     pairs = [(r, other[r.id]) for r in records_a if r.score.counted and r.id in other]
     if not pairs:
-        return []
+        return None
     first = [a for a, _ in pairs]
-    passed_a = np.array([a.score.passed for a, _ in pairs], dtype=np.float64)
-    passed_b = np.array([b.score.passed for _, b in pairs], dtype=np.float64)
-    bootstrap = ClusterBootstrap(np.array([a.index for a in first]))
-    niah = np.array([is_niah_pool(a.task) for a in first], dtype=bool)
-    config_order = {a.config: (task_rank(a.task), a.language, a.length, a.config) for a in first}
+    return PairedRows(label_a, label_b, first, np.array([a.score.passed for a, _ in pairs], dtype=np.float64),
+                      np.array([b.score.passed for _, b in pairs], dtype=np.float64),
+                      ClusterBootstrap(np.array([a.index for a in first])))
 
-    def rank(field_name: str, value):
+
+def paired_tables(rows: Sequence[Record], is_niah_pool: Callable[[str], bool]) -> list[PairedTable]:
+    """Every table of ``TABLES`` over the paired rows, keys in paper order (the language × length table keeps
+    the NIAH rows when there are any)."""
+    niah = np.array([is_niah_pool(a.task) for a in rows], dtype=bool)
+    config_order = {a.config: (task_rank(a.task), a.language, a.length, a.config) for a in rows}
+
+    def rank(field_name: str, value: Any) -> Any:
         return task_rank(value) if field_name == "task" else config_order[value] if field_name == "config" else value
 
     out = []
     for table, fields in TABLES.items():
-        keep = niah if table == "language × length" and niah.any() else np.ones(len(first), dtype=bool)
-        keys = sorted({tuple(getattr(a, f) for f in fields) for a, k in zip(first, keep) if k},
+        keep = niah if table == "language × length" and niah.any() else np.ones(len(rows), dtype=bool)
+        keys = sorted({tuple(getattr(a, f) for f in fields) for a, k in zip(rows, keep) if k},
                       key=lambda key: tuple(rank(f, v) for f, v in zip(fields, key)))
         number = {key: n for n, key in enumerate(keys)}
-        pool = np.array([number[tuple(getattr(a, f) for f in fields)] if k else -1 for a, k in zip(first, keep)])
-        out += _table(label_a, label_b, table, fields, keys, bootstrap, pool, passed_a, passed_b)
+        pool = np.array([number[tuple(getattr(a, f) for f in fields)] if k else -1 for a, k in zip(rows, keep)])
+        out.append(PairedTable(table, fields, keys, pool))
     return out
 
 
-def _table(label_a, label_b, table, fields, keys, bootstrap, pool, passed_a, passed_b) -> list[PairedCell]:
-    sums = bootstrap.sums(pool, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
-    bounds = percentiles(bootstrap.difference(sums))
+def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
+    """The cells of one table: difference with its paired bootstrap interval, McNemar p and BH q per cell."""
+    pool, passed_a, passed_b, keys = table.pool, pair.passed_a, pair.passed_b, table.keys
+    sums = pair.bootstrap.sums(pool, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
+    bounds = percentiles(pair.bootstrap.difference(sums))
     n = sums.counted.sum(axis=1)
     wins_a = np.bincount(pool[pool >= 0], weights=(passed_a * (1 - passed_b))[pool >= 0], minlength=len(keys))
     wins_b = np.bincount(pool[pool >= 0], weights=(passed_b * (1 - passed_a))[pool >= 0], minlength=len(keys))
@@ -110,10 +140,20 @@ def _table(label_a, label_b, table, fields, keys, bootstrap, pool, passed_a, pas
     cells = []
     for k, key in enumerate(keys):
         acc_a, acc_b = sums.passed[k].sum() / n[k], sums.passed_b[k].sum() / n[k]
-        cells.append(PairedCell(label_a, label_b, table, _key_text(fields, key), int(n[k]), float(acc_a), float(acc_b),
-                                float(acc_a - acc_b), float(bounds[0, k]), float(bounds[1, k]), int(wins_a[k]),
-                                int(wins_b[k]), p_values[k], q_values[k], q_values[k] < ALPHA, key))
+        cells.append(PairedCell(pair.model_a, pair.model_b, table.name, _key_text(table.fields, key), int(n[k]),
+                                float(acc_a), float(acc_b), float(acc_a - acc_b), float(bounds[0, k]),
+                                float(bounds[1, k]), int(wins_a[k]), int(wins_b[k]), p_values[k], q_values[k],
+                                q_values[k] < ALPHA, key))
     return cells
+
+
+def paired_cells(label_a: str, records_a: Sequence[Record], label_b: str, records_b: Sequence[Record],
+                 is_niah_pool: Callable[[str], bool]) -> list[PairedCell]:
+    """Every table's cells for one pair of models (``is_niah_pool``: which tasks the language × length table keeps)."""
+    pair = paired_rows(label_a, records_a, label_b, records_b)
+    if pair is None:
+        return []
+    return [cell for table in paired_tables(pair.rows, is_niah_pool) for cell in table_cells(pair, table)]
 
 
 def pair_summary(cells: list[PairedCell]) -> str:

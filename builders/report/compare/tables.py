@@ -1,8 +1,7 @@
-"""``oneruler compare``: several report folders (one per model) side by side, with the paper's figures.
+"""What ``oneruler compare`` sets side by side, computed from each model's Report: accuracy by task × length
+and by language (``task_length_table``, ``language_table``), accuracy by length per language group
+(``group_curves``) and the "none" answers where a needle was present (``none_errors``).
 
-Reads each folder's ``scores.json`` (options, the run's meta for the model name, the dataset's
-identity) and ``examples.jsonl`` (every row's outcome) back into the same ``Report`` that
-``oneruler score`` computed, so every table, interval and heatmap is computed by the same code.
 Accuracies are micro averages (passed / counted) over the rows pooled, as in the paper. Language
 groups (paper §1, Table 2): low-resource = fewer than 250K Wikipedia articles (hi, st, sw, ta),
 Latin script = ``script == "Latin"``; cross-lingual configs (``ko-en``) are left out of the groups.
@@ -10,62 +9,18 @@ Latin script = ``script == "Latin"``; cross-lingual configs (``ko-en``) are left
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from pathlib import Path
-
-from ..base.errors import OneRulerError
-from ..scoring import core as scoring
-from ..spec.configs import render_length
-from ..spec.languages import LANGUAGES
-from .aggregate import ABSOLUTE_THRESHOLD, Report, task_rank
-from .cells import Cell
-from .depth import DEPTH_BINS
-from .documents import ScoresDocument, read_examples, read_scores
-from .records import ScoringOptions
+from ...spec.configs import render_length
+from ...spec.languages import LANGUAGES
+from ..stats.cells import Cell
+from ..views.grouping import task_rank
+from ..views.summaries import overall_cell
+from .load import ModelReport
 
 NONE_ERRORS_TASK = "s_niah"  # the task whose "none" answers Figures 18-19 count
 NONE_ERRORS_LENGTHS = (64_000, 128_000)  # Figures 18-19: S-NIAH at long context
 
 
-@dataclass
-class ModelReport:
-    """One report folder: its label, its scores.json and the Report rebuilt from its examples."""
-
-    label: str
-    path: Path
-    document: ScoresDocument
-    report: Report
-
-
-def load_report(path: Path, threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS) -> ModelReport:
-    """A report folder written by ``oneruler score``; the label is the run's model, else the folder name."""
-    path = Path(path)
-    document = read_scores(path)
-    options = document.options
-    scoring_options = ScoringOptions(options.get("strict", False), options.get("truncation", "paper"),
-                                     options.get("missing", "paper"), options.get("strip_think", True),
-                                     options.get("answer_tag", False))
-    report = Report(scoring_options, read_examples(path), threshold=threshold, depth_bins=depth_bins,
-                    dataset=document.dataset)
-    if not report.records:
-        raise OneRulerError(f"{path}: examples.jsonl holds no example")
-    return ModelReport(str(document.model or path.name), path, document, report)
-
-
-def load_reports(paths: list[Path], threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS) -> list[ModelReport]:
-    """Every folder, labels made unique (``model (folder)`` when two share a model name)."""
-    reports = [load_report(p, threshold, depth_bins) for p in paths]
-    labels = [r.label for r in reports]
-    for r in reports:
-        if labels.count(r.label) > 1:
-            r.label = f"{r.label} ({r.path.name})"
-    if len({r.label for r in reports}) < len(reports):
-        raise OneRulerError("two report folders have the same model and folder name; give distinct folders")
-    return reports
-
-
-def task_length_table(reports: list[ModelReport]):
+def task_length_table(reports: list[ModelReport]) -> tuple[list[tuple], list[dict[tuple, Cell]]]:
     """(keys, per model {key: Cell}): every task × length, then "all" per length."""
     per_model = []
     for r in reports:
@@ -77,12 +32,12 @@ def task_length_table(reports: list[ModelReport]):
     return order, per_model
 
 
-def language_table(reports: list[ModelReport]):
+def language_table(reports: list[ModelReport]) -> tuple[list[str], list[dict[str, Cell]]]:
     """(keys, per model {key: Cell}): every language (all tasks and lengths pooled), then "all"."""
     per_model = []
     for r in reports:
         cells = {k[0]: c for k, c in r.report.columns.cells(("language",)).items()}
-        overall = r.report.overall_cell()
+        overall = overall_cell(r.report.columns)
         if overall is not None:
             cells["all"] = overall
         per_model.append(cells)
@@ -126,13 +81,3 @@ def none_errors(reports: list[ModelReport]) -> tuple[list[str], dict[str, list[i
                             and e.score.category == "none_when_present") for lang in languages] for r in reports}
     scope = f"S-NIAH at {', '.join(render_length(n) for n in lengths)}" if lengths else "no S-NIAH examples"
     return languages, counts, scope
-
-
-def slug(label: str) -> str:
-    """A file-name-safe form of a model label."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model"
-
-
-def is_niah_task(task: str) -> bool:
-    """The tasks pooled in heatmaps and difference heatmaps (NIAH, as paper Fig. 3)."""
-    return scoring.is_niah(task)

@@ -1,52 +1,21 @@
 """Accuracy by needle depth (docs/scoring.md, "Accuracy by depth"): where in the context a model loses the needle.
 
-Each counted NIAH row with needles yields one ``(depth %, retrieved)`` per *queried* needle: s_niah,
-s_niah_nonone and mk_niah the row's pass at the queried needle's depth; mq_niah, mv_niah and
-``mv{K}[e]_niah`` each queried value separately, retrieved when it appears in the answer
-(Counting-Stars' per-value recall). The depth is where the needle really landed (``actual_depth``)
-when the dataset records it, else the nominal grid depth (``depth``). none_niah and CWE have no
-queried needle.
+The queried needles of each scored record (``score/needles.py``: ``(depth %, retrieved)``) pooled
+over languages into task × length × depth-bin cells (depth.csv), each with its cluster-bootstrap
+interval, and the per-task grids the depth figures draw (``depth_grid``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ..scoring import core as scoring
-from ..spec.configs import render_length
-from .bootstrap import ClusterBootstrap
-
-DEPTH_BINS = 10  # bins of 10 points by default (--depth-bins)
-
-
-def needle_depth(needle: dict[str, Any]) -> float:
-    """Where a needle sits, in percent of the haystack: ``actual_depth`` when recorded, else ``depth``."""
-    actual = needle.get("actual_depth")
-    return float(actual if actual is not None else needle["depth"])
-
-
-def needle_hits(row: dict[str, Any], score: scoring.ExampleScore,
-                answer_text: Callable[[], str | None]) -> tuple[tuple[float, bool], ...]:
-    """(depth, retrieved) per queried needle of a counted number-NIAH row; () for every other row.
-
-    ``answer_text`` gives the scored text (None: not scored as text); it is called only for rows with
-    several gold values, where each value is looked for separately.
-    """
-    needles = row.get("needles")
-    if not score.counted or not needles or scoring.task_kind(row["task"]) != "number":
-        return ()
-    gold = {str(value) for value in row["answers"]}
-    queried = [n for n in needles if str(n["value"]) in gold]
-    if len(gold) == 1:
-        return tuple((needle_depth(n), score.passed) for n in queried)
-    if score.recall in (0.0, 1.0):  # recall is the share of gold values found: all or none, no need to look
-        return tuple((needle_depth(n), score.recall == 1.0) for n in queried)
-    text = answer_text()
-    found = scoring.values_found(text, [n["value"] for n in queried]) if text else [False] * len(queried)
-    return tuple((needle_depth(n), hit) for n, hit in zip(queried, found))
+from ...spec.configs import render_length
+from ..score.records import Record
+from ..stats.bootstrap import ClusterBootstrap
+from .grouping import task_rank
 
 
 def depth_bin(depth: float, bins: int) -> int:
@@ -75,14 +44,14 @@ class DepthCell:
         return [round(v, 6) if isinstance(v, float) else v for v in (getattr(self, name) for name in self.HEADER)]
 
 
-def depth_cells(records: Sequence, bootstrap: ClusterBootstrap, bins: int, task_order: Callable[[str], Any]) -> list[DepthCell]:
+def depth_cells(scored: Sequence[Record], bootstrap: ClusterBootstrap, bins: int) -> list[DepthCell]:
     """Every task × length × depth bin that holds queried needles (empty bins of such a task and length included),
     with cluster-bootstrap intervals (the needles of one example index are not independent)."""
-    hits = [(r.task, r.length, depth_bin(d, bins), r.index, h) for r in records for d, h in r.needle_hits]
+    hits = [(r.task, r.length, depth_bin(d, bins), r.index, h) for r in scored for d, h in r.needle_hits]
     if not hits:
         return []
     tasks, lengths, bin_of, indices, found = zip(*hits)
-    keys = sorted({(t, n) for t, n in zip(tasks, lengths)}, key=lambda k: (task_order(k[0]), k[1]))
+    keys = sorted({(t, n) for t, n in zip(tasks, lengths)}, key=lambda k: (task_rank(k[0]), k[1]))
     number = {key: k for k, key in enumerate(keys)}
     pool = np.array([number[(t, n)] * bins + b for t, n, b in zip(tasks, lengths, bin_of)])
     passed = np.array(found, dtype=np.float64)

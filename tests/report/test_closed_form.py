@@ -1,4 +1,4 @@
-"""The closed-form statistics (builders/report/stats.py) against published values, hand computations and
+"""The closed-form statistics (builders/report/stats/closed_form.py) against published values, hand computations and
 ``scipy.stats`` (a test-only oracle: the package does not depend on SciPy)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from builders.report.stats import (bh_qvalues, binomial_tail, detectable_difference, detectable_from_error,
+from builders.report.stats.closed_form import (bh_qvalues, binomial_tail, detectable_difference, detectable_from_error,
                                    examples_needed, mcnemar_exact, wilson)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"

@@ -13,7 +13,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from .aggregate import HeatmapGrid, Report
+from ..views.depth import DepthCell, depth_grid
+from ..views.heatmap import HeatmapGrid
 
 # One colour per line or bar series (matplotlib's tab10 order), markers for print in grey.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -137,17 +138,9 @@ def language_heatmap_figure(grid: HeatmapGrid, title: str):
     return fig
 
 
-def heatmap_png(report: Report) -> bytes:
-    """A paper-Figure-3-style heatmap (accuracy % by language x length) as PNG bytes."""
-    grid = report.heatmap()
-    return language_heatmap_png(grid, f"Accuracy (%) on {grid.scope}" + (", strict" if report.strict else ""))
-
-
-def depth_png(cells, title: str) -> bytes:
+def depth_png(cells: list[DepthCell], title: str) -> bytes:
     """Length × depth heatmaps (depth on the y axis, 0 % at the top), one panel per task, pooled over languages."""
     import matplotlib
-
-    from .depth import depth_grid
 
     panels = depth_grid(cells)
     columns = min(3, len(panels))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..base.errors import problems_error
-from ..dataset.reader import read_rows
-from ..dataset.source import DatasetSource
+from ...base.errors import problems_error
+from ...dataset.reader import read_rows
+from ...dataset.source import DatasetSource
 from .predictions import Prediction
 
 ROW_COLUMNS = ("id", "config", "task", "context_language", "instruction_language", "length", "tokenizer",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .stats import CONFIDENCE, Interval, wilson
+from .closed_form import CONFIDENCE, Interval, wilson
 
 RESAMPLES = 2_000
 SEED = 17_2025  # fixed: the same report gives the same intervals on every run and machine

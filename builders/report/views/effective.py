@@ -2,7 +2,7 @@
 
 Over the standard lengths a report holds, the effective length is the longest length L such that
 the accuracy is at or above the threshold at L and at every shorter length. ``absolute``: the
-threshold is RULER's 85.6 % (Llama-2-7B at 4K; ``--threshold``); ``relative``: 85 % of the
+threshold is RULER's 85.6 % (Llama-2-7B at 4K; the report's ``threshold``); ``relative``: 85 % of the
 model's own accuracy at its shortest length (NoLiMa). Each also in a conservative form that
 compares the interval's lower bound instead of the accuracy ("≥ L with 95 % confidence").
 ``<8k``: not even the shortest length reached; ``≥128k``: every length reached, the longest held.
@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..spec.configs import STANDARD_LENGTHS, render_length
-from .cells import Cell
+from ...spec.configs import STANDARD_LENGTHS, render_length
+from ..stats.cells import Cell, RecordColumns
+from .grouping import niah_scope
 
 RELATIVE_SHARE = 0.85  # NoLiMa: 85 % of the base score
 ALL_LANGUAGES = "all languages"
@@ -63,7 +64,7 @@ def _described(lengths: Sequence[int], cells: Sequence[Cell | None]) -> str:
     return "; ".join(parts)
 
 
-def effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], threshold: float) -> list[EffectiveLength]:
+def scope_effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], threshold: float) -> list[EffectiveLength]:
     """The absolute and relative effective lengths of one scope from its accuracy per length."""
     lengths = [n for n in STANDARD_LENGTHS if n in by_length]
     if not lengths:
@@ -84,21 +85,20 @@ def effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], thresh
     return out
 
 
-def report_effective_lengths(report) -> list[EffectiveLength]:
-    """Every scope of a Report: all languages pooled, then each language; all tasks, then NIAH tasks alone."""
-    columns = report.columns
+def effective_lengths(columns: RecordColumns, threshold: float) -> list[EffectiveLength]:
+    """Every scope of the records: all languages pooled, then each language; all tasks, then NIAH tasks alone."""
     scopes = [("all tasks", None)]
-    niah, name = report.niah_scope()
+    niah, name = niah_scope(columns)
     if niah is not None:
         scopes.append((name, niah))
     out: list[EffectiveLength] = []
     for tasks, where in scopes:
         pooled = {key[0]: cell for key, cell in columns.cells(("length",), where).items()}
-        out += effective_lengths(ALL_LANGUAGES, tasks, pooled, report.threshold)
+        out += scope_effective_lengths(ALL_LANGUAGES, tasks, pooled, threshold)
     per_language = [(tasks, columns.cells(("language", "length"), where)) for tasks, where in scopes]
     languages = sorted({lang for _, cells in per_language for lang, _ in cells}, key=lambda x: ("-" in x, x))
     for language in languages:
         for tasks, cells in per_language:
             mine = {n: cell for (lang, n), cell in cells.items() if lang == language}
-            out += effective_lengths(language, tasks, mine, report.threshold)
+            out += scope_effective_lengths(language, tasks, mine, threshold)
     return out

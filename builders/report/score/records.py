@@ -1,43 +1,16 @@
-"""One scored row (``Record``) per dataset row of the configs a predictions file refers to."""
+"""One scored row (``Record``) per dataset row of the configs a predictions file refers to (``score_rows``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base.errors import OneRulerError, problems_error
-from ..scoring import core as scoring
-from ..spec.configs import render_length
-from ..spec.ids import id_order
-from .depth import needle_hits
+from ...base.errors import OneRulerError, problems_error
+from ...scoring import core as scoring
+from ...spec.configs import render_length
+from ...spec.ids import id_order
+from .needles import needle_hits
+from .options import ScoringOptions
 from .predictions import Prediction
-
-
-@dataclass(frozen=True)
-class ScoringOptions:
-    """How outputs are scored (the paper's metric by default; see docs/scoring.md)."""
-
-    strict: bool = False
-    truncation: scoring.TruncationPolicy = "paper"
-    missing_policy: scoring.MissingPolicy = "paper"
-    strip_think: bool = True
-    answer_tag: bool = False
-
-    def kwargs(self) -> dict:
-        """Keyword arguments of ``scoring.score_example`` (strictness excepted)."""
-        return dict(truncation=self.truncation, missing_policy=self.missing_policy, strip_think=self.strip_think,
-                    answer_tag=self.answer_tag)
-
-    def as_json(self) -> dict:
-        """The ``options`` of scores.json (``missing``: the ``--missing-policy``)."""
-        return {"strict": self.strict, "truncation": self.truncation, "missing": self.missing_policy,
-                "strip_think": self.strip_think, "answer_tag": self.answer_tag}
-
-    def answer_text(self, pred: Prediction) -> str | None:
-        """The text the rules score of a prediction (None: null, or cut and treated as unanswered by the policies)."""
-        cut = pred.finish_reason == "length" and (self.missing_policy == "upstream" or self.truncation != "score")
-        if pred.prediction is None or cut:
-            return None
-        return scoring.extract_answer(pred.prediction, strip_think=self.strip_think, answer_tag=self.answer_tag)
 
 
 # The score of a row with no prediction line: a run that did not finish, never in any accuracy.

@@ -2,19 +2,19 @@
 
 A ``Cell`` is some rows pooled (a config, a task × language, a language × length, ...): how many
 passed and were counted, why the others were not, and the 95 % interval of the accuracy: Wilson's
-when the cell is one config, the cluster bootstrap (``bootstrap.py``) when it pools several.
+when the cell is one config, the cluster bootstrap (``stats/bootstrap.py``) when it pools several.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..score.records import Record
 from .bootstrap import ClusterBootstrap
-from .records import Record
-from .stats import Interval, wilson
+from .closed_form import Interval, wilson
 
 FIELDS = ("task", "language", "length", "tokenizer", "config")
 
@@ -83,7 +83,7 @@ class RecordColumns:
         self.no_response = np.fromiter((s.status == "no_response" for s in scores), dtype=np.float64, count=len(scores))
         self.bootstrap = ClusterBootstrap(np.fromiter((r.index for r in records), dtype=np.int64, count=len(records)))
 
-    def mask(self, name: str, keep) -> np.ndarray:
+    def mask(self, name: str, keep: Callable[[Any], bool]) -> np.ndarray:
         """Rows whose ``name`` value satisfies ``keep`` (a predicate on the value)."""
         allowed = np.array([bool(keep(v)) for v in self.values[name]], dtype=bool)
         return allowed[self.codes[name]] if len(allowed) else np.zeros(len(self.records), dtype=bool)
@@ -123,7 +123,8 @@ class RecordColumns:
         sums = self.bootstrap.sums(np.where(self.counted > 0, 0, -1), 1, self.passed, self.counted)
         return float(self.bootstrap.standard_errors(sums)[0])
 
-    def _intervals(self, pool, pools, configs, passed, counted) -> list[Interval | None]:
+    def _intervals(self, pool: np.ndarray, pools: int, configs: np.ndarray, passed: np.ndarray,
+                   counted: np.ndarray) -> list[Interval | None]:
         """Wilson for one-config pools, the shared cluster bootstrap for the others (computed for those only)."""
         out: list[Interval | None] = [wilson(int(p), int(c)) for p, c in zip(passed, counted)]
         pooled = np.flatnonzero(configs > 1)

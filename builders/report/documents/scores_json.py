@@ -1,9 +1,10 @@
-"""The records of a report folder, each with one writer and one reader: ``scores.json``
-(``ScoresDocument``) and the lines of ``examples.jsonl`` (``example_line`` / ``record_of_line``).
+"""scores.json as a typed record with one writer and one reader: ``ScoresDocument`` (``to_bytes`` /
+``read_scores``) and its parts (``Summary``, ``ConfigScore``, ``Coverage``, ``SampleSize``, ...).
 
-``oneruler score`` writes them (``render.write_report``); ``oneruler compare`` reads them back
-(``read_scores``, ``read_examples``). Accuracies and interval bounds are fractions (0–1). Fields
-added after a report was written (intervals, dataset identity) read as None from older folders.
+``oneruler score`` builds it (``views/document.py``) and writes it (``render/folder.py``);
+``oneruler compare`` reads it back (``compare/load.py``). Accuracies and interval bounds are
+fractions (0–1). Fields added after a report was written (intervals, sample size, dataset
+identity) read as None from older folders.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from ..base.errors import OneRulerError
-from ..scoring import core as scoring
-from ..spec.ids import config_of, id_order
-from ..dataset.source import DatasetIdentity
-from .records import Record
+from ...base.errors import OneRulerError
+from ...dataset.source import DatasetIdentity
+from ...scoring import core as scoring
+from ..score.options import ScoringOptions
 
 Mode = Literal["paper", "strict"]
 
@@ -78,17 +78,62 @@ class ConfigScore(Counts, ConfigIdentity):
 
 
 @dataclass
+class Coverage:
+    """How many rows have a prediction line; ``partial_configs``: each incomplete config's "have/total"."""
+
+    rows: int
+    predicted: int
+    missing_lines: int
+    partial_configs: dict[str, str]
+
+
+@dataclass
+class NullPredictions:
+    """Scored rows without a response (null output): per task kind, and how the missing-answer policy took them."""
+
+    niah: int
+    cwe: int
+    dropped: int
+    counted_wrong: int
+
+
+@dataclass
+class FinishReasonLength:
+    """Outputs cut at the token limit (finish_reason "length") per task kind; ``unknown``: outputs whose line
+    records no finish_reason (0 in reports written before it was counted)."""
+
+    count: int
+    niah: int
+    cwe: int
+    unknown: int = 0
+
+
+@dataclass
+class SampleSize:
+    """The smallest differences the sample size can detect (two-sided ``alpha``, ``power``), at the observed
+    ``accuracy``: per config (``examples_per_config``, the median) and overall (the cluster bootstrap's error)."""
+
+    alpha: float
+    power: float
+    accuracy: float
+    examples_per_config: int
+    config_detectable_difference: float
+    overall_standard_error: float
+    overall_detectable_difference: float
+
+
+@dataclass
 class ScoresDocument:
     """The content of scores.json, in the order written."""
 
     mode: Mode
     truncation: scoring.TruncationPolicy
-    options: dict[str, Any]
+    options: ScoringOptions
     complete: bool
-    coverage: dict[str, Any]  # rows, predicted, missing_lines, partial_configs
+    coverage: Coverage
     overall: Summary
-    null_predictions: dict[str, int]
-    finish_reason_length: dict[str, int]  # count, niah, cwe, unknown (lines that record no finish_reason)
+    null_predictions: NullPredictions
+    finish_reason_length: FinishReasonLength
     by_task: dict[str, Summary]
     by_language: dict[str, Summary]
     by_length: dict[str, Summary]
@@ -97,18 +142,19 @@ class ScoresDocument:
     paper_overall: Summary | None = None  # strict reports only
     disagreements: dict[str, Any] | None = None  # strict reports only
     intervals: dict[str, str] | None = None  # method per kind of accuracy
-    sample_size: dict[str, Any] | None = None
+    sample_size: SampleSize | None = None  # None: nothing to size (written as {})
     dataset: DatasetIdentity | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. "run" (the run's meta), "unscored_lines"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object (optional parts left out when absent; ``extra`` merged at the top level)."""
-        out = {}
+        out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "extra" or (value is None and f.default is None):
-                continue
-            out[f.name] = _plain(value)
+            if f.name == "sample_size" and value is None:
+                out[f.name] = {}
+            elif f.name != "extra" and not (value is None and f.default is None):
+                out[f.name] = value.as_json() if isinstance(value, ScoringOptions) else _plain(value)
         if self.mode != "strict":  # paper_accuracy is a strict report's column (null there when nothing is counted)
             for group in out["groups"]:
                 del group["paper_accuracy"]
@@ -125,12 +171,14 @@ class ScoresDocument:
         known = {f.name for f in fields(cls)}
         summaries = {k: {name: Summary(**s) for name, s in data[k].items()} for k in ("by_task", "by_language", "by_length")}
         return cls(
-            **{k: data[k] for k in ("mode", "truncation", "options", "complete", "coverage", "null_predictions",
-                                    "finish_reason_length", "errors")},
+            **{k: data[k] for k in ("mode", "truncation", "complete", "errors")},
+            options=ScoringOptions.from_json(data["options"]), coverage=Coverage(**data["coverage"]),
+            null_predictions=NullPredictions(**data["null_predictions"]),
+            finish_reason_length=FinishReasonLength(**data["finish_reason_length"]),
             overall=Summary(**data["overall"]), groups=[ConfigScore(**g) for g in data["groups"]], **summaries,
             paper_overall=Summary(**data["paper_overall"]) if data.get("paper_overall") else None,
             disagreements=data.get("disagreements"), intervals=data.get("intervals"),
-            sample_size=data.get("sample_size"),
+            sample_size=SampleSize(**data["sample_size"]) if data.get("sample_size") else None,
             dataset=DatasetIdentity(**data["dataset"]) if data.get("dataset") else None,
             extra={k: v for k, v in data.items() if k not in known},
         )
@@ -170,43 +218,3 @@ def read_scores(folder: Path) -> ScoresDocument:
         return ScoresDocument.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise OneRulerError(f"{folder}: unreadable scores.json ({type(exc).__name__}: {exc})") from None
-
-
-def example_line(record: Record, strict: bool) -> str:
-    """One line of examples.jsonl (``needle_hits`` only for rows with needles scored by depth)."""
-    line = {"id": record.id, "task": record.task, "language": record.language, "length": record.length,
-            "tokenizer": record.tokenizer, "finish_reason": record.finish_reason, **record.score.to_dict()}
-    if strict:
-        line["paper_passed"] = record.paper.passed
-    if record.needle_hits:
-        line["needle_hits"] = [[depth, int(hit)] for depth, hit in record.needle_hits]
-    return json.dumps(line) + "\n"
-
-
-def record_of_line(line: dict[str, Any]) -> Record:
-    """The record an examples.jsonl line was written from (without the prediction text)."""
-    score = scoring.ExampleScore(line["passed"], line["recall"], line["category"], line["counted"], line["status"])
-    paper = score if "paper_passed" not in line else scoring.ExampleScore(
-        line["paper_passed"], line["recall"], line["category"], line["counted"], line["status"])
-    hits = tuple((float(d), bool(h)) for d, h in line.get("needle_hits", ()))
-    return Record(line["id"], config_of(line["id"]), line["task"], line["language"], line["length"],
-                  line.get("tokenizer", ""), None, line["finish_reason"], score, paper,
-                  no_line=line["status"] == "missing", index=id_order(line["id"])[1], needle_hits=hits)
-
-
-def read_examples(folder: Path) -> list[Record]:
-    """The records of a report folder's examples.jsonl; one error naming the folder and line otherwise."""
-    path = Path(folder) / "examples.jsonl"
-    if not path.is_file():
-        raise OneRulerError(f"{folder}: no examples.jsonl; rescore the predictions with `oneruler score`")
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
-                continue
-            try:
-                records.append(record_of_line(json.loads(text)))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise OneRulerError(f"{path}: line {number} is not an example line "
-                                    f"({type(exc).__name__}: {exc})") from None
-    return records

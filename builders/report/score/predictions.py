@@ -6,30 +6,22 @@ and ``status`` as `oneruler run` writes it; other fields are ignored. Every malf
 Lines of lm-eval's ``--log_samples`` output (``samples_<task>_<date>.jsonl``: ``doc_id``, ``doc``,
 ``filtered_resps``, ...) are recognised per line, so such files, concatenated, score as they are:
 the row id is ``doc["id"]``, the prediction the first filtered response, ``finish_reason`` unknown.
+
+An Inspect AI log of the ONERULER task (``.eval``, or a ``.json`` log) is read by ``inspect_log.py``.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..base.errors import OneRulerError, problems_error
-from ..spec.ids import check_id, config_of
-from ..spec.prediction_line import UNSCORED_STATUSES, LineStatus, PredictionLine
+from ...base.errors import OneRulerError, problems_error
+from ...spec.ids import check_id, config_of
+from ...spec.prediction_line import UNSCORED_STATUSES, PredictionLine
+from .inspect_log import is_inspect_log, read_inspect_log
+from .prediction import Prediction
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
-
-
-@dataclass
-class Prediction:
-    """One line of the predictions file."""
-
-    id: str
-    prediction: str | None
-    finish_reason: str | None
-    line: int
-    status: LineStatus | None = None  # None: a status this version does not know (another writer)
 
 
 def is_lm_eval_sample(obj: dict) -> bool:
@@ -78,6 +70,8 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
     path = Path(path)
     if not path.is_file():
         raise OneRulerError(f"predictions file not found: {path}")
+    if is_inspect_log(path):
+        return read_inspect_log(path)
     predictions: dict[str, Prediction] = {}
     problems: list[str] = []
     with path.open("rb") as handle:

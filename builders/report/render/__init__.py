@@ -1,0 +1,1 @@
+"""What ``oneruler score`` prints and writes: text tables and notes, figures (matplotlib), and the report folder."""

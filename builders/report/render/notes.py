@@ -1,0 +1,69 @@
+"""The notes printed under a report's tables: null and truncated outputs and the policies that took them,
+reasoning blocks, empty and partial configs, how intervals were computed, the sample size, and strict
+versus paper mode, in words."""
+
+from __future__ import annotations
+
+from ..documents.scores_json import ScoresDocument
+from ..report_data import Report
+from ..views.summaries import disagreements
+from .tables import pct
+
+
+def render_notes(report: Report, document: ScoresDocument) -> str:
+    """Missing and truncated outputs, empty cells, intervals, sample size and disagreements, in words."""
+    m, options = document.null_predictions, report.options
+    if options.missing_policy == "upstream":
+        null_policy = "dropped from the accuracy (upstream policy)"
+    else:
+        null_policy = "NIAH dropped from the accuracy, CWE counted wrong (paper policy)"
+    lines = [f"null predictions: {m.niah} NIAH, {m.cwe} CWE; {null_policy}",
+             _truncation_note(report, document),
+             f"reasoning: {'leading <think> blocks removed' if options.strip_think else '<think> blocks scored as text'}"
+             + ("; only the last <Answer> block scored" if options.answer_tag else "")]
+    lines += _empty_notes(document)
+    for name, cov in sorted(document.coverage.partial_configs.items()):
+        lines.append(f"partial: {name} has prediction lines for {cov} rows")
+    lines.append(f"intervals: 95 %; one config: Wilson; pooled: {report.columns.bootstrap.describe()}")
+    size = document.sample_size
+    if size:
+        lines.append(f"sample size: {size.examples_per_config} examples per config; at the observed "
+                     f"{pct(size.accuracy)} % two models must differ by about {pct(size.config_detectable_difference)} "
+                     f"points on one config, {pct(size.overall_detectable_difference)} overall, to be told apart "
+                     f"(two-sided α 0.05, power 0.8); build with --samples N for tighter intervals (docs/scoring.md)")
+    if report.strict and document.paper_overall is not None:
+        dis = disagreements(report.scored)
+        lost = sum(d["paper"] for d in dis)
+        lines.append(f"strict vs paper: {len(dis)} example(s) differ ({lost} pass only in paper mode, "
+                     f"{len(dis) - lost} only in strict mode); paper accuracy {pct(document.paper_overall.accuracy)}%")
+    return "\n".join(lines)
+
+
+def _truncation_note(report: Report, document: ScoresDocument) -> str:
+    t, options = document.finish_reason_length, report.options
+    if options.missing_policy == "upstream":
+        policy = "upstream policy: dropped for every task"
+    else:
+        policy = {"paper": "paper policy: treated as no response (NIAH dropped, CWE counted wrong)",
+                  "score": "scored as written", "wrong": "counted wrong for every task"}[options.truncation]
+    answered = sum(r.prediction is not None for r in report.scored)
+    if answered and t.unknown == answered:
+        return (f"finish_reason: not recorded for any of the {answered} outputs (e.g. lm-eval samples): "
+                f"outputs cut at the token limit cannot be told apart and are scored as written")
+    note = f"finish_reason=length: {t.count} ({t.niah} NIAH, {t.cwe} CWE); {policy}"
+    return note + (f"; {t.unknown} output(s) record no finish_reason (scored as written)" if t.unknown else "")
+
+
+def _empty_notes(document: ScoresDocument) -> list[str]:
+    empty = [g for g in document.groups if g.counted == 0 and g.total]
+    reasons: dict[str, list[str]] = {}
+    for g in empty:
+        reasons.setdefault(g.empty_reason or "", []).append(g.config)
+    lines = []
+    for reason, configs in reasons.items():
+        shown = ", ".join(configs[:4]) + (f" and {len(configs) - 4} more (scores.csv)" if len(configs) > 4 else "")
+        lines.append(f"empty: {len(configs)} config(s) have no counted row, {reason}: {shown}")
+    if any(g.truncated for g in empty):
+        lines.append("  outputs cut at the token limit: rerun with a larger --max-tokens (`oneruler run`), "
+                     "or score the cut text with --truncated score")
+    return lines

@@ -1,0 +1,19 @@
+"""``Prediction``: one answer to score, whichever file it came from (a predictions line, an lm-eval sample,
+an Inspect sample)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...spec.prediction_line import LineStatus
+
+
+@dataclass
+class Prediction:
+    """One line of the predictions file."""
+
+    id: str
+    prediction: str | None
+    finish_reason: str | None
+    line: int
+    status: LineStatus | None = None  # None: a status this version does not know (another writer)

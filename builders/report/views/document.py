@@ -1,0 +1,63 @@
+"""The content of scores.json as a function of a Report (``scores_document``): coverage, summaries with
+intervals, null and truncated outputs, error categories, how the intervals were computed, the sample
+size, and in strict reports the paper-mode overall and the disagreements."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ...scoring import core as scoring
+from ..documents.scores_json import Coverage, FinishReasonLength, NullPredictions, ScoresDocument, Summary
+from ..report_data import Report
+from ..score.records import Record
+from ..stats.bootstrap import ClusterBootstrap
+from ..stats.closed_form import Z95
+from .sample_size import sample_size
+from .summaries import (config_scores, disagreements, errors_by_task, overall_cell, partial_configs, summaries_by,
+                        summarize, with_ci)
+
+DISAGREEMENTS_SHOWN = 50  # examples of scores.json's disagreements (all of them in disagreements.jsonl)
+
+
+def intervals_method(bootstrap: ClusterBootstrap) -> dict[str, str]:
+    """How each kind of interval was computed (stated in scores.json)."""
+    return {"confidence": "95 %", "config": f"Wilson score interval (z = {Z95:.4f})", "pooled": bootstrap.describe()}
+
+
+def null_predictions(scored: Sequence[Record]) -> NullPredictions:
+    """The scored rows without a response, per task kind, and how the policy counted them."""
+    unanswered = [r for r in scored if r.score.status == "no_response"]
+    return NullPredictions(sum(scoring.is_niah(r.task) for r in unanswered),
+                           sum(r.task in scoring.CWE_TASKS for r in unanswered),
+                           sum(not r.score.counted for r in unanswered), sum(r.score.counted for r in unanswered))
+
+
+def finish_reason_length(scored: Sequence[Record]) -> FinishReasonLength:
+    """The outputs cut at the token limit per task kind, and the outputs whose line records no finish_reason."""
+    truncated = [r for r in scored if r.finish_reason == "length"]
+    return FinishReasonLength(len(truncated), sum(scoring.is_niah(r.task) for r in truncated),
+                              sum(r.task in scoring.CWE_TASKS for r in truncated),
+                              sum(r.finish_reason is None and r.prediction is not None for r in scored))
+
+
+def scores_document(report: Report) -> ScoresDocument:
+    """The content of scores.json (it pools every summary: compute it once per report)."""
+    records, scored, columns = report.records, report.scored, report.columns
+    partial = partial_configs(records)
+    groups = config_scores(records, columns, report.strict)
+    by_task = summaries_by("task", scored, columns)
+    doc = ScoresDocument(
+        mode="strict" if report.strict else "paper", truncation=report.options.truncation, options=report.options,
+        complete=not partial,
+        coverage=Coverage(len(records), len(scored), len(records) - len(scored),
+                          {name: f"{have}/{total}" for name, (have, total) in sorted(partial.items())}),
+        overall=with_ci(summarize(scored), overall_cell(columns)), null_predictions=null_predictions(scored),
+        finish_reason_length=finish_reason_length(scored), by_task=by_task,
+        by_language=summaries_by("language", scored, columns), by_length=summaries_by("length_label", scored, columns),
+        groups=groups, errors=errors_by_task(by_task), intervals=intervals_method(columns.bootstrap),
+        sample_size=sample_size(columns, groups), dataset=report.dataset, extra=dict(report.extra))
+    if report.strict:
+        doc.paper_overall = Summary(**summarize(scored, paper=True))
+        found = disagreements(scored)
+        doc.disagreements = {"count": len(found), "examples": found[:DISAGREEMENTS_SHOWN]}
+    return doc

@@ -1,0 +1,126 @@
+"""`oneruler score` input: Inspect AI logs (``.eval``, ``.json``) read as predictions (report/score/inspect_log.py).
+
+The logs are written by Inspect itself, by a real ``inspect_ai.eval`` of a small task whose solver
+records a chosen output per sample (text, reasoning, stop reason) or fails, so no model is asked;
+tests/inspect_eval/test_inspect_task.py scores logs of the ONERULER task run against a server.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatCompletionChoice, ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput
+from inspect_ai.solver import solver
+from report_fixtures import make_row, run_cli, write_export
+
+from builders.base.errors import OneRulerError
+from builders.report.score.predictions import Prediction, read_predictions
+
+# Sample id → (reasoning, text, stop reason); None: the solver fails on it.
+OUTPUTS = {
+    "en_s_niah_8k/0": (None, "4817290", "stop"),
+    "en_s_niah_8k/1": ("is it 1111111?", "4817290", "stop"),
+    "en_s_niah_8k/2": (None, "48", "max_tokens"),
+    "en_cwe_easy_8k/0": (None, "alpha beta", "max_tokens"),
+    "en_cwe_easy_8k/1": None,
+}
+
+
+@solver
+def recorded_output():
+    """Sets the output chosen in OUTPUTS (a stand-in for a model: the reader only sees what Inspect logged)."""
+
+    async def solve(state, generate):
+        chosen = OUTPUTS[state.sample_id]
+        if chosen is None:
+            raise RuntimeError("the server went away")
+        reasoning, text, stop = chosen
+        content = ([ContentReasoning(reasoning=reasoning)] if reasoning else []) + [ContentText(text=text)]
+        message = ChatMessageAssistant(content=content, model="test-model")
+        state.output = ModelOutput(model="test-model", choices=[ChatCompletionChoice(message=message, stop_reason=stop)])
+        state.messages.append(message)
+        return state
+
+    return solve
+
+
+def write_log(tmp_path, ids=tuple(OUTPUTS), **kwargs):
+    task = Task(dataset=[Sample(id=i, input="prompt") for i in ids], solver=recorded_output())
+    (log,) = inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path / "logs"), display="none",
+                          fail_on_error=False, **kwargs)
+    (path,) = (tmp_path / "logs").glob(f"*.{kwargs.get('log_format', 'eval')}")
+    return path
+
+
+EXPECTED = {
+    "en_s_niah_8k/0": ("4817290", "stop", "ok"),
+    "en_s_niah_8k/1": ("4817290", "stop", "ok"),  # the reasoning is not the answer
+    "en_s_niah_8k/2": ("48", "length", "ok"),
+    "en_cwe_easy_8k/0": ("alpha beta", "length", "ok"),
+    "en_cwe_easy_8k/1": (None, None, "failed"),
+}
+
+
+@pytest.mark.parametrize("log_format", ["eval", "json"])
+def test_each_sample_is_the_prediction_of_its_row(tmp_path, log_format):
+    predictions = read_predictions(write_log(tmp_path, log_format=log_format))
+    assert {i: (p.prediction, p.finish_reason, p.status) for i, p in predictions.items()} == EXPECTED
+    assert all(isinstance(p, Prediction) for p in predictions.values())
+
+
+def test_oneruler_score_reads_an_inspect_log(tmp_path):
+    niah = [make_row("en_s_niah_8k", i, "s_niah", "en", "en", 8000, ["4817290"], [("key", "4817290", 50, 50.0)])
+            for i in range(3)]
+    words = ["alpha", "beta"] + [f"w{i}" for i in range(8)]
+    cwe = [make_row("en_cwe_easy_8k", i, "cwe_easy", "en", "en", 8000, words) for i in range(3)]
+    export = write_export(tmp_path / "export", {"en_s_niah_8k": niah, "en_cwe_easy_8k": cwe})
+    result = run_cli(["score", str(write_log(tmp_path)), "--dataset", str(export), "--out", str(tmp_path / "report"),
+                      "--allow-partial"])
+    assert result.exit_code == 0, result.output
+    scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
+    by_config = {g["config"]: (g["passed"], g["counted"]) for g in scores["groups"]}
+    # NIAH: two right, the cut one dropped; CWE: the cut answer wrong, the failed sample out, row 2 never run
+    assert by_config == {"en_s_niah_8k": (2, 2), "en_cwe_easy_8k": (0, 1)}
+    assert scores["complete"] is False
+
+
+def test_a_log_with_several_epochs_is_refused(tmp_path):
+    path = write_log(tmp_path, ids=["en_s_niah_8k/0"], epochs=2)
+    with pytest.raises(OneRulerError, match="holds 2 epochs of each sample; .* run the task with --epochs 1"):
+        read_predictions(path)
+
+
+def test_samples_that_are_not_rows_are_named(tmp_path):
+    OUTPUTS.update({"question-7": (None, "x", "stop"), "q/x": (None, "y", "stop")})
+    try:
+        path = write_log(tmp_path, ids=["en_s_niah_8k/0", "question-7", "q/x"])
+    finally:
+        del OUTPUTS["question-7"], OUTPUTS["q/x"]
+    with pytest.raises(OneRulerError) as caught:
+        read_predictions(path)
+    assert "2 problem(s)" in str(caught.value)
+    assert "id 'question-7' is not a ONERULER row id ('{config}/{index}'); only logs of the oneruler/oneruler" \
+           in str(caught.value) and "'q/x'" in str(caught.value)
+
+
+def test_files_that_are_not_inspect_logs(tmp_path):
+    broken = tmp_path / "run.eval"
+    broken.write_bytes(b"not a zip archive")
+    with pytest.raises(OneRulerError, match=f"^cannot read Inspect log {broken}: "):
+        read_predictions(broken)
+    lines = tmp_path / "preds.json"  # JSON lines named .json: a predictions file, not an Inspect log
+    lines.write_text(json.dumps({"id": "en_s_niah_8k/0", "prediction": "4817290"}) + "\n", encoding="utf-8")
+    assert read_predictions(lines)["en_s_niah_8k/0"].prediction == "4817290"
+
+
+def test_without_inspect_the_log_names_the_extra(tmp_path, monkeypatch):
+    path = write_log(tmp_path, ids=["en_s_niah_8k/0"])
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # as if inspect-ai were not installed
+    with pytest.raises(OneRulerError, match=r"is an Inspect log; reading it needs inspect-ai \(pip install "
+                                            r"'oneruler\[inspect\]'\)"):
+        read_predictions(path)

@@ -1,0 +1,42 @@
+"""``ScoringOptions`` has one writer (``as_json``, scores.json's ``options``) and one reader (``from_json``):
+every combination reads back to itself, and what the command line asked for is what a compared report reads."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+from report_fixtures import make_row, score_folder, write_export
+
+from builders.report.documents.scores_json import read_scores
+from builders.report.score.options import ScoringOptions
+from builders.scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
+
+EVERY = [ScoringOptions(*values) for values in itertools.product(
+    (False, True), TRUNCATION_POLICIES, MISSING_POLICIES, (True, False), (False, True))]
+
+
+@pytest.mark.parametrize("options", EVERY, ids=lambda o: "-".join(map(str, vars(o).values())))
+def test_every_combination_reads_back_to_itself(options):
+    written = json.loads(json.dumps(options.as_json()))
+    assert ScoringOptions.from_json(written) == options
+
+
+def test_the_written_keys_are_those_of_scores_json():
+    assert ScoringOptions(True, "score", "upstream", False, True).as_json() == {
+        "strict": True, "truncation": "score", "missing": "upstream", "strip_think": False, "answer_tag": True}
+
+
+def test_keys_an_older_report_lacks_take_their_defaults():
+    assert ScoringOptions.from_json({}) == ScoringOptions()
+    assert ScoringOptions.from_json({"strict": True, "truncation": "wrong"}) == ScoringOptions(True, "wrong")
+
+
+def test_the_options_of_a_scored_folder_read_back_as_given(tmp_path):
+    name = "pl_s_niah_8k"
+    export = write_export(tmp_path / "export", {name: [make_row(name, 0, "s_niah", "pl", "pl", 8000, ["1234567"])]})
+    preds = [{"id": f"{name}/0", "prediction": "<think>x</think><Answer>1234567</Answer>", "finish_reason": "stop"}]
+    folder = score_folder(export, preds, tmp_path / "report", "--strict", "--truncated", "score", "--keep-think",
+                          "--answer-tag")
+    assert read_scores(folder).options == ScoringOptions(True, "score", "paper", False, True)
