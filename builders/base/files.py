@@ -54,9 +54,10 @@ def new_temp_file(folder: Path, prefix: str = TMP_PREFIX, suffix: str = "") -> t
     return fd, Path(tmp)
 
 
-def temp_file_beside(path: Path, suffix: str = "") -> tuple[int, Path]:
-    """A new hidden temp file in ``path``'s folder (created if needed), with the umask-based mode."""
-    return new_temp_file(Path(path).parent, TMP_PREFIX, suffix)
+def temp_file_beside(path: Path, suffix: str = "", prefix: str = TMP_PREFIX) -> tuple[int, Path]:
+    """A new hidden temp file in ``path``'s folder (created if needed), with the umask-based mode (``prefix``: a name
+    of the writer's own, so that it can tell its temp files from others' and remove those a kill left behind)."""
+    return new_temp_file(Path(path).parent, prefix, suffix)
 
 
 def named_os_error(exc: OSError, path: str | os.PathLike) -> OSError:
@@ -69,8 +70,8 @@ def named_os_error(exc: OSError, path: str | os.PathLike) -> OSError:
     return named
 
 
-def _write_temp(path: Path, write: Callable[[BinaryIO], None], fsync: bool) -> Path:
-    fd, tmp = temp_file_beside(path)
+def _write_temp(path: Path, write: Callable[[BinaryIO], None], fsync: bool, prefix: str = TMP_PREFIX) -> Path:
+    fd, tmp = temp_file_beside(path, prefix=prefix)
     try:
         with os.fdopen(fd, "wb") as fh:
             write(fh)
@@ -86,10 +87,11 @@ def _write_temp(path: Path, write: Callable[[BinaryIO], None], fsync: bool) -> P
     return tmp
 
 
-def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, fsync: bool = True) -> None:
-    """Call ``write(handle)`` on a temp file beside ``path``, then rename it to ``path``."""
+def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, fsync: bool = True,
+                 prefix: str = TMP_PREFIX) -> None:
+    """Call ``write(handle)`` on a temp file beside ``path`` (named ``prefix``...), then rename it to ``path``."""
     path = Path(path)
-    tmp = _write_temp(path, write, fsync)
+    tmp = _write_temp(path, write, fsync, prefix)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -97,9 +99,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *, 
         raise
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (see the module docstring)."""
-    atomic_write(path, lambda fh: fh.write(data))
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, prefix: str = TMP_PREFIX) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring; ``prefix``: as for ``atomic_write``)."""
+    atomic_write(path, lambda fh: fh.write(data), prefix=prefix)
 
 
 def atomic_write_all(files: dict[Path, bytes], before_rename: Callable[[], None] | None = None) -> None:

@@ -32,7 +32,7 @@ SETTING_FLAGS: dict[str, str] = {
     # oneruler run (run/settings.py, run/options.py, run/settings_build.py), ingest (run/batch/api.py)
     "base_urls": "--base-url", "base_urls_file": "--base-urls", "batch": "--batch-requests",
     "max_requests": "--batch-max-requests", "max_bytes": "--batch-max-bytes", "timeout_s": "--timeout",
-    "base_s": "--retry-wait", "wait_s": "--wait",
+    "base_s": "--retry-wait", "wait_s": "--wait", "max_wait_s": "--max-retry-wait", "load_timeout_s": "--load-timeout",
 }
 
 

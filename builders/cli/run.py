@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from ..run.options import APIS, MAX_TOKENS_PARAMS, PRESETS, REASONING_EFFORTS, RetryPolicy
-from ..run.settings import DEFAULT_CONCURRENCY, ORDERS, RunSettings, ServerSettings, default
+from ..run.settings import DEFAULT_CONCURRENCY, LOAD_TIMEOUT_S, ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, fail
 from .options import hub_cache_option, echo_err, quiet_option
 
@@ -52,6 +52,12 @@ SERVER_OPTIONS = [
                  help=f"Retries per row on HTTP 408/429/5xx and connection errors (waits double; Retry-After honoured). "
                       f"[default: {_RETRY.attempts - 1}]"),
     click.option("--retry-wait", type=float, default=None, help=f"First wait between tries, in seconds. [default: {_RETRY.base_s:g}]"),
+    click.option("--max-retry-wait", type=float, default=None,
+                 help=f"Longest wait between two tries of a row, a server's Retry-After included (said on stderr when "
+                      f"it shortens one). [default: {_RETRY.max_wait_s:g}]"),
+    click.option("--load-timeout", type=float, default=None,
+                 help=f"Seconds a model may take to load when the run asks the server to load it (Ollama). "
+                      f"[default: {LOAD_TIMEOUT_S:g}]"),
     click.option("--max-model-len", type=int, default=None, help="The server's window [default: what the server reports]."),
     click.option("--tokenizer", default=None, metavar="SPEC",
                  help="Count prompts locally when the server has no /tokenize (HF id or folder, tiktoken name)."),
@@ -61,7 +67,7 @@ SERVER_OPTIONS = [
 ]
 CONTROL_OPTIONS = [
     click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                 help="PREDICTIONS.jsonl (resumed if it exists). Required unless --batch-requests."),
+                 help="PREDICTIONS.jsonl (resumed if it exists). Required unless --batch-requests or --dry-run."),
     click.option("--concurrency", type=int, default=None, help=f"Requests in flight, over all servers. [default: the server's parallel slots where it reports them "
                       f"(llama.cpp's total_slots), else {DEFAULT_CONCURRENCY}]"),
     click.option("--max-failed", default=None, metavar="N|P%",
@@ -116,11 +122,11 @@ def run_command(**options) -> None:
     try:
         result = run(settings, os.environ.get("OPENAI_API_KEY") or None, echo_err)
     except KeyboardInterrupt:
-        fail(f"interrupted; {settings.out} keeps every finished row: rerun the same command to resume", 130)
+        fail(_interrupted(settings), 130)
     if settings.batch is not None:
         return _print_batch(result, settings)
     if settings.dry_run:
-        return _print_plan(result, options["price_in"], options["price_out"], settings.skip_overlong)
+        return _print_plan(result, options["price_in"], options["price_out"], settings.skip_overlong, settings.out)
     _print_summary(result, settings.out)
     if result.stopped:
         fail(f"{result.failed} row(s) failed, more than --max-failed {settings.max_failed} allows ({result.failure_limit}); "
@@ -133,13 +139,26 @@ def run_command(**options) -> None:
                          hub_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
 
 
-def _print_plan(result, price_in, price_out, skip_overlong) -> None:
+def _interrupted(settings: RunSettings) -> str:
+    """What an interrupted run leaves: the rows that finished, or nothing."""
+    out = settings.out
+    if settings.dry_run or settings.batch is not None or out is None:
+        return "interrupted; nothing was written"
+    if out.is_file() and out.stat().st_size > 0:
+        return f"interrupted; {out} keeps every finished row: rerun the same command to resume"
+    return f"interrupted before any row finished; {out} was not written: rerun the same command to start"
+
+
+def _print_plan(result, price_in, price_out, skip_overlong, out: Path | None) -> None:
     from ..run.plan import render_plan
 
     pre = result.preflight
     for warning in result.warnings:
         echo_err(f"warning: {warning}")
-    click.echo(f"dry run: nothing sent. {result.already} of {result.rows} row(s) already in the predictions file.")
+    if out is not None:
+        click.echo(f"dry run: nothing sent. {result.already} of {result.rows} row(s) already in the predictions file.")
+    else:
+        click.echo(f"dry run: nothing sent. {result.rows} row(s) selected (no predictions file given).")
     click.echo(pre.describe())
     click.echo(render_plan(result.plan, price_in, price_out))
     if pre.overlong and not skip_overlong:
@@ -152,7 +171,7 @@ def _print_batch(result, settings) -> None:
     total = sum(f.requests for f in result.batch_files)
     click.echo(f"wrote {total} request(s) in {len(result.batch_files)} file(s): "
                + ", ".join(f"{f.file} ({f.requests} requests, {f.bytes:,} bytes)" for f in result.batch_files))
-    click.echo(f"and {meta_path(settings.batch.path).name}; {result.skipped} row(s) skipped (do not fit the window). "
+    click.echo(f"and {meta_path(settings.batch.path)}; {result.skipped} row(s) skipped (do not fit the window). "
                f"After the batch: oneruler ingest RESULTS.jsonl... --requests {settings.batch.path} --out PREDICTIONS.jsonl")
 
 
@@ -167,6 +186,6 @@ def _print_summary(result, out: Path) -> None:
                                            for s in result.servers))
     for warning in result.warnings:
         echo_err(f"warning: {warning}")
-    click.echo(f"wrote {out} and {meta_path(out).name}")
+    click.echo(f"wrote {out} and {meta_path(out)}")
     if result.failed:
         click.echo(f"{result.failed} failed row(s) are not scored; rerun with --retry-failed to resend them")

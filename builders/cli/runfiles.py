@@ -73,4 +73,6 @@ def ingest_command(results: tuple[Path, ...], requests: Path, out: Path, batch_i
                f"{result.lines['skipped']} skipped (do not fit the window)")
     if result.replaced:
         echo_err(f"note: {len(result.replaced)} row(s) failed in one output and were answered in another; the answers kept")
+    for note, count in result.notes.items():
+        echo_err(f"warning: {count} answer(s) {note}")
     _report_missing(result.missing, out, "their batch results are not among the files given")

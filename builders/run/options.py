@@ -116,7 +116,8 @@ def failure_limit(text: str, rows: int) -> int:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Bounded retries: ``attempts`` tries in all, waits doubling from ``base_s`` (or Retry-After), each capped."""
+    """Bounded retries: ``attempts`` tries in all, waits doubling from ``base_s`` (or Retry-After), each capped at
+    ``max_wait_s`` (``--max-retry-wait``; ``timeout_s``, ``--timeout``, bounds one try, not a wait)."""
 
     attempts: int = 6
     base_s: float = 1.0
@@ -130,6 +131,8 @@ class RetryPolicy:
             raise SettingError("timeout_s", f"must be positive (got {self.timeout_s})")
         if self.base_s < 0:
             raise SettingError("base_s", f"must not be negative (got {self.base_s})")
+        if self.max_wait_s < 0:
+            raise SettingError("max_wait_s", f"must not be negative (got {self.max_wait_s:g})")
 
     def wait(self, attempt: int, retry_after: float | None) -> float:
         """Seconds to wait before try ``attempt + 1`` (0-based ``attempt`` just failed)."""

@@ -32,8 +32,17 @@ from .session import RunResult, load_selection, opened, session_record, settings
 from .settings import DEFAULT_CONCURRENCY, RunSettings
 
 
-def pending_rows(refs: list[RowRef], store: PredictionStore, retry_failed: bool) -> tuple[list[RowRef], list[str]]:
-    """(rows still to send, ids of recorded failed/skipped lines to resend)."""
+class NoServerAfterSending(OneRulerError):
+    """Every server was taken out of rotation after rows were sent. Exit code 1 (2 means nothing was sent)."""
+
+    exit_code = 1
+
+
+def pending_rows(refs: list[RowRef], store: PredictionStore | None,
+                 retry_failed: bool) -> tuple[list[RowRef], list[str]]:
+    """(rows still to send, ids of recorded failed/skipped lines to resend); no store: every row is to send."""
+    if store is None:
+        return list(refs), []
     unfinished = store.ids("failed", "skipped")  # once: ids() walks every line
     done = store.ids("ok") | (set() if retry_failed else unfinished)
     resend = [r.id for r in refs if r.id in unfinished] if retry_failed else []
@@ -44,19 +53,21 @@ def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunR
     """Do the run described by ``s`` (see the module docstring); errors are OneRulerError."""
     selection, dataset = load_selection(s)
     meta = settings_meta(s, dataset)
-    old = read_meta(s.records)
+    old = read_meta(s.records) if s.records is not None else None
     if old is not None:
         check_resumable(old, meta, s.records)
     if s.batch is not None:
         return asyncio.run(write_batch(s, api_key, selection, meta, old, log))
-    store = PredictionStore(Path(s.out))
     if s.dry_run:
-        return asyncio.run(_dry_run(s, api_key, selection, store.peek(), log))
-    store.open()
+        done = PredictionStore(Path(s.out)).peek() if s.out is not None else None
+        return asyncio.run(_dry_run(s, api_key, selection, done, log))
+    store = PredictionStore(Path(s.out)).open()
     try:
         if store.index and old is None:
             said = f"{s.out} holds lines but no {meta_path(Path(s.out)).name}: it was not written by `oneruler run`"
             raise OneRulerError(f"{said}; choose another {named_setting('out')}")
+        for path, size in store.stale:
+            log(f"removed {path.name} ({size:,} bytes), a temporary file left by an interrupted write")
         if store.torn_bytes:
             log(f"ignored a torn last line ({store.torn_bytes} bytes) left by an interrupted run")
         return asyncio.run(_run(s, api_key, selection, store, meta, old, log))
@@ -64,7 +75,7 @@ def run(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> RunR
         store.close()
 
 
-async def _dry_run(s: RunSettings, api_key: str | None, selection: Selection, store: PredictionStore,
+async def _dry_run(s: RunSettings, api_key: str | None, selection: Selection, store: PredictionStore | None,
                    log: Callable[[str], None]) -> RunResult:
     todo, _ = pending_rows(selection.rows, store, s.retry_failed)
     async with opened(s, api_key, selection, todo, log, offline_ok=True) as opening:
@@ -105,9 +116,11 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
                 send_order([r for r in todo if r.id not in over], s.order), result.concurrency)
         finally:
             write_meta(s.out, _finish(store, doc, session, result, pool, len(todo)))
+    if result.no_server and result.sent:
+        raise NoServerAfterSending(f"{result.no_server}; {s.out} keeps the {result.sent} row(s) that finished: restart "
+                                   f"a server and rerun the same command to resume")
     if result.no_server:
-        raise OneRulerError(f"{result.no_server}; {s.out} keeps every finished row: restart a server and rerun the "
-                            f"same command to resume")
+        raise OneRulerError(f"{result.no_server}; no row was sent: restart a server and rerun the same command")
     if result.truncation is not None and result.stopped:  # cut prompts stopped it (or were among the failures)
         raise result.truncation
     return result
@@ -146,6 +159,8 @@ def _finish(store: PredictionStore, doc: RunMeta, session: SessionRecord, result
     result.servers = [srv.record() for srv in pool.servers]
     session = session.with_(ended_at=now(), sent=result.sent, ok=result.ok, failed=result.failed,
                             skipped=result.skipped, stopped=result.stopped, servers=tuple(result.servers))
+    if result.notes:  # what the answers lacked (a finish reason) or held besides text, counted
+        session = session.with_(warnings=session.warnings + tuple(result.note_lines))
     if not result.stopped and result.sent + result.skipped == todo:
         store.rewrite()  # a finished file in id order, whatever the order answers came in
     return doc.with_(runs=doc.runs[:-1] + (session,), ended_at=session.ended_at, lines=store.counts())

@@ -11,29 +11,51 @@ import asyncio
 import dataclasses
 from typing import Callable
 
-from ..base.errors import OneRulerError, named_setting
+from ..base.errors import named_setting
 from .files.lines import answered_line
 from .files.store import PredictionStore
 from .progress import RunProgress
 from .rows.selection import RowRef, RunRow, Selection, async_batches
 from .server.client import Completion
-from .server.guard import TruncationGuard
+from .server.guard import CutPrompts, TruncationGuard
 from .server.pool import NoServerLeft, ServerPool
 from .server.preflight import Preflight
-from .session import RunResult
+from .session import Noted, RunResult
 from .settings import RunSettings
 
 
-def truncation_error(guard: TruncationGuard, pre: Preflight, url: str) -> OneRulerError:
-    """The one error line of a run stopped by cut prompts: how many, the first reason, the limit and the fix."""
+def truncation_error(guard: TruncationGuard, pre: Preflight, url: str) -> CutPrompts:
+    """The one error line of a run stopped by cut prompts: how many, the first, what was seen, the cause and the fix."""
     server = pre.server
     kind = server.kind if server is not None else "the server"
     source = server.window_source if server is not None and guard.window == server.window else pre.window.source
-    size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
-    said = (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them to "
-            f"its {size} instead of refusing them (first: {guard.cut[0]}, {guard.worst}). The run stopped; those rows "
-            f"are recorded as failed and not scored. To fix: {pre.fix}")
-    return OneRulerError(f"{said}; then rerun with {named_setting('retry_failed')}")
+    sent, read = guard.first or (0, 0)
+    first = f"first: {guard.cut[0]}, sent {sent} prompt tokens, the server read {read}"
+    if guard.window_cause:
+        size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
+        said = (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them "
+                f"to its {size} instead of refusing them ({first}). The run stopped; those rows are recorded as failed "
+                f"and not scored. To fix: {pre.fix}")
+        return CutPrompts(f"{said}; then rerun with {named_setting('retry_failed')}")
+    window = f"its {guard.window}-token window ({source}) is not the cause" if guard.window else "its window is unknown"
+    said = (f"{len(guard.cut)} row(s) came back with far fewer prompt tokens than were sent ({first}) from {kind} at "
+            f"{url}; {window}, so a larger window would not help: something between the run and the model read a "
+            f"shorter prompt (a proxy that rewrites requests, a chat template that drops the message, another model "
+            f"served under this name). The run stopped; those rows are recorded as failed and not scored")
+    return CutPrompts(f"{said}; once the server reads whole prompts, rerun with {named_setting('retry_failed')}")
+
+
+async def first_failure(tasks: list[asyncio.Task]) -> None:
+    """Wait for every task; once one fails, cancel the others (no request of theirs outlives the run) and raise."""
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    for task in done:
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
 
 
 class Sender:
@@ -73,7 +95,7 @@ class Sender:
 
         ticker = asyncio.create_task(bar.tick())
         try:
-            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(refs)) or 1)))
+            await first_failure([asyncio.create_task(worker()) for _ in range(min(concurrency, len(refs)) or 1)])
         finally:
             ticker.cancel()
             await batches.aclose()
@@ -89,6 +111,8 @@ class Sender:
             return
         if not done.error:
             done = self.checked(row, done, server.url)
+        if not done.error:
+            self.tally(row, done, server.url)
         self.pool.record(server, done)
         self.store.append(answered_line(row.id, done))
         self.count(row, done, bar)
@@ -96,7 +120,7 @@ class Sender:
     def checked(self, row: RunRow, done: Completion, url: str) -> Completion:
         """The answer, failed with the reason if the server cut the prompt; warnings said at once."""
         reason = self.guard.check(row.id, done.usage)
-        if done.usage is None and url not in self.silent:
+        if (done.usage or {}).get("prompt_tokens") is None and url not in self.silent:
             self.silent.add(url)
             self.log(f"warning: {url} answers without usage (prompt_tokens): a prompt it cuts cannot be detected")
         if reason is None:
@@ -105,6 +129,14 @@ class Sender:
         self.result.truncation = truncation_error(self.guard, self.pre, url)
         self.result.stopped = self.result.stopped or self.guard.stop
         return dataclasses.replace(done, error=reason)
+
+    def tally(self, row: RunRow, done: Completion, url: str) -> None:
+        """Count the notes on an answer (no finish reason, parts that are not text); the first of each said at once."""
+        for note in done.notes:
+            noted = self.result.notes.setdefault(note, Noted(0, row.id))
+            if noted.count == 0:
+                self.log(f"warning: {url} {note} (first: {row.id}; the summary and the meta count them)")
+            noted.count += 1
 
     def count(self, row: RunRow, done: Completion, bar: RunProgress) -> None:
         """Count a finished row; stop once failures pass the limit."""

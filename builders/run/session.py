@@ -29,6 +29,14 @@ PACKAGES = ("oneruler", "openai", "datasets", "huggingface-hub", "pyarrow", "tik
 
 
 @dataclass
+class Noted:
+    """How many answers got one note (``server.answers``: no finish reason, parts that are not text), and the first."""
+
+    count: int
+    first: str
+
+
+@dataclass
 class RunResult:
     """What a run did (``plan`` for a dry run), for the command line to print."""
 
@@ -48,11 +56,18 @@ class RunResult:
     no_server: str | None = None  # why the run stopped: every server was taken out of rotation
     truncation: OneRulerError | None = None  # why the run stopped: the server cut prompts
     concurrency: int = DEFAULT_CONCURRENCY
+    notes: dict[str, Noted] = field(default_factory=dict)  # note on answers → how many, the first
+    stale: list[str] = field(default_factory=list)  # temporary files of an interrupted write, removed
+
+    @property
+    def note_lines(self) -> list[str]:
+        """One line per note on the answers: how many rows got it, and the first."""
+        return [f"{n.count} answer(s) {note} (first: {n.first})" for note, n in self.notes.items()]
 
     @property
     def warnings(self) -> list[str]:
-        """What the preflight found worth saying (nothing before it ran)."""
-        return self.preflight.warnings if self.preflight is not None else []
+        """What the preflight found worth saying (nothing before it ran), then the notes on the answers."""
+        return (self.preflight.warnings if self.preflight is not None else []) + self.note_lines
 
 
 def package_versions() -> dict[str, str]:
@@ -95,8 +110,8 @@ def make_pool(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -
     """One client per base URL (None: no server, batch request files only)."""
     if not s.server.base_urls:
         return None
-    clients = [ServerClient(url, s.server.model, s.server.api, api_key, s.server.retry, s.server.stream)
-               for url in s.server.base_urls]
+    clients = [ServerClient(url, s.server.model, s.server.api, api_key, s.server.retry, s.server.stream, say=log,
+                            load_timeout_s=s.server.load_timeout_s) for url in s.server.base_urls]
     return ServerPool(clients, lambda message: log(f"warning: {message}"))
 
 

@@ -20,6 +20,7 @@ from .rows.shard import Shard
 
 ORDERS = ("longest", "dataset")
 DEFAULT_CONCURRENCY = 8  # when the server does not say how many requests it works on at once
+LOAD_TIMEOUT_S = 600.0  # how long a model may take to load when the run asks a server to load it (Ollama)
 OPENAI_MAX_REQUESTS = 50_000
 OPENAI_MAX_BYTES = 200 * 1000 * 1000  # "up to 200 MB" per batch input file
 
@@ -53,6 +54,7 @@ class ServerSettings:
     max_model_len: int | None = None
     tokenizer: str | None = None
     count_margin: float | None = None  # None: the margin calibrated per task (estimate.py)
+    load_timeout_s: float = LOAD_TIMEOUT_S
 
     def __post_init__(self) -> None:
         if self.api not in APIS:
@@ -63,6 +65,8 @@ class ServerSettings:
             raise SettingError("count_margin", f"must not be negative (got {self.count_margin})")
         if self.max_model_len is not None and self.max_model_len < 1:
             raise SettingError("max_model_len", f"must be positive (got {self.max_model_len})")
+        if not self.load_timeout_s > 0:
+            raise SettingError("load_timeout_s", f"must be positive (got {self.load_timeout_s:g})")
 
 
 @dataclass(frozen=True)
@@ -111,16 +115,17 @@ class RunSettings:
             raise SettingError("concurrency", f"must be at least 1 (got {self.concurrency})")
         if self.order not in ORDERS:
             raise SettingError("order", f"{self.order!r}: use one of {', '.join(ORDERS)}")
-        if self.out is None and self.batch is None:
+        if self.out is None and self.batch is None and not self.dry_run:
             raise OneRulerError(f"{named_setting('out')} PREDICTIONS.jsonl is required (or {named_setting('batch')} FILE to "
                                 f"write requests)")
         if not self.server.base_urls and self.batch is None:
             raise OneRulerError(f"{named_setting('base_urls')} is required (or {named_setting('batch')} FILE to write requests)")
 
     @property
-    def records(self) -> Path:
-        """The file whose meta sidecar describes this run: the predictions, or the batch request file."""
-        return self.batch.path if self.batch is not None else self.out  # type: ignore[return-value]
+    def records(self) -> Path | None:
+        """The file whose meta sidecar describes this run: the predictions, or the batch request file (None: a dry
+        run without a predictions file)."""
+        return self.batch.path if self.batch is not None else self.out
 
 
 def default(cls: type, name: str):

@@ -40,6 +40,8 @@ def _retry(options: dict[str, Any]) -> RetryPolicy:
         kwargs["base_s"] = options["retry_wait"]
     if options.get("timeout") is not None:
         kwargs["timeout_s"] = options["timeout"]
+    if options.get("max_retry_wait") is not None:
+        kwargs["max_wait_s"] = options["max_retry_wait"]
     return RetryPolicy(**kwargs)
 
 
@@ -61,8 +63,9 @@ def run_settings(options: dict[str, Any]) -> RunSettings:
     rows = RowChoice(options["dataset"], tuple(options.get("patterns") or ()), options.get("revision"),
                      options.get("limit"), Shard.parse(options["shard"]) if options.get("shard") else None,
                      options.get("hub_cache"))
+    loading = {"load_timeout_s": options["load_timeout"]} if options.get("load_timeout") is not None else {}
     server = ServerSettings(base_urls(tuple(options.get("base_urls") or ()), options.get("base_urls_file")),
-                            options["model"], retry=_retry(options),
+                            options["model"], retry=_retry(options), **loading,
                             **_given(options, "api", "stream", "max_model_len", "tokenizer", "count_margin"))
     control = _given(options, "concurrency", "max_failed", "retry_failed", "skip_overlong", "dry_run", "order")
     return RunSettings(rows, server, options.get("out"), sampling, options.get("preset"), batch=_batch(options),

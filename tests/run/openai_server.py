@@ -16,7 +16,11 @@ names (``vllm/entrypoints/openai/protocol.py``):
 
 The "model" is a script: a test sets the reply per row id (read from the prompt, see
 :meth:`ServerState.identify`) and faults to return first (HTTP 429 with ``Retry-After``, 500, a
-dropped connection). Tokens are counted with the real tiktoken cl100k_base, plus a fixed chat
+dropped connection, and the answers of a hostile server: ``Fault.shape``). Server-wide faults are
+switches on :class:`ServerState`: ``models_fault`` (the model list's shapes), ``hang`` (paths that
+never answer), ``query`` (a gateway that routes on its query string: 404 without it), ``basic`` (a
+gateway's Basic credential), ``prompt_read`` (a server that reads a shorter prompt than was sent).
+Tokens are counted with the real tiktoken cl100k_base, plus a fixed chat
 template overhead, so the server's counts differ from the dataset's ``num_tokens`` as a real
 server's do. Every request is logged (time, path, JSON body, headers). Threaded, bounded (body size,
 socket timeouts), started and stopped by :func:`running_server`.
@@ -24,11 +28,13 @@ socket timeouts), started and stopped by :func:`running_server`.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import re
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Iterator
@@ -38,6 +44,10 @@ import tiktoken
 
 MAX_BODY = 64 * 1024 * 1024
 SOCKET_TIMEOUT_S = 30
+HANG_S = 60  # a hung request is answered by a dropped connection after this long, or when the server stops
+HTML = b"<!DOCTYPE html><html><head><title>Gateway</title></head><body>Welcome to the gateway</body></html>"
+STREAM_SHAPES = ("role-only", "partial", "done-no-finish", "error-event")  # streamed answers that end wrong (or oddly)
+ANSWER_SHAPES = ("no-finish", "parts", "html", "echo-auth")  # whole answers of odd shapes
 CHAT_TEMPLATE_TOKENS = 7  # <|im_start|>user\n ... <|im_end|>\n<|im_start|>assistant\n
 BOS_TOKENS = 1  # add_special_tokens=True on /v1/completions and /tokenize with a prompt
 ROW_ID = re.compile(r"\brow ([\w.-]+/\d+)")
@@ -54,13 +64,21 @@ class Reply:
 @dataclass
 class Fault:
     """A failure returned instead of an answer: an HTTP status (with headers), or a dropped connection (0);
-    with ``body``, an HTTP 200 whose JSON body is those bytes (``cut``: the connection closes half-way)."""
+    with ``body``, an HTTP 200 whose JSON body is those bytes (``cut``: the connection closes half-way).
+
+    ``shape``: the answer, made odd. Streamed (``STREAM_SHAPES``): the role chunk then the connection
+    closed (``role-only``), part of the content then closed (``partial``), every chunk and ``[DONE]``
+    but no finish_reason (``done-no-finish``), an error event then ``[DONE]`` as vLLM and TGI send
+    (``error-event``). Whole (``ANSWER_SHAPES``): no finish_reason (``no-finish``), the content as a list
+    of parts with an image among them (``parts``), an HTML page with status 200 (``html``), an HTTP 400
+    whose text echoes the Authorization header and the query (``echo-auth``, as some gateways do)."""
 
     status: int
     headers: dict = field(default_factory=dict)
     message: str = "injected fault"
     body: bytes | None = None
     cut: bool = False
+    shape: str | None = None
 
 
 @dataclass
@@ -73,6 +91,7 @@ class Logged:
     body: dict | None
     headers: dict  # lower-case names
     row: str | None = None
+    query: str = ""  # the query string the request came with (routes see the path without it)
 
 
 class ServerState:
@@ -92,6 +111,13 @@ class ServerState:
         self.lock = threading.Lock()
         self.encoding = tiktoken.get_encoding("cl100k_base")
         self.down = False  # True: every connection is dropped unanswered, as by a killed server
+        self.models_fault: str | None = None  # GET /v1/models: "odd" entries, "500", "not-utf8", "html"
+        self.models_body: bytes | None = None  # GET /v1/models answers these bytes (status 200), whatever they are
+        self.hang: set[str] = set()  # paths whose requests are never answered (until the server stops)
+        self.released = threading.Event()  # set when the server stops: hung requests end
+        self.query: dict[str, str] | None = None  # a gateway's required query parameters (404 without them)
+        self.basic: tuple[str, str] | None = None  # a gateway's Basic credential, accepted instead of the key
+        self.prompt_read: int | None = None  # prompt tokens the server says it read, whatever was sent
         self.files: dict[str, bytes] = {}  # the Batch API's uploaded and result files
         self.batches: dict[str, dict] = {}
 
@@ -154,6 +180,25 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         self.request.settimeout(SOCKET_TIMEOUT_S)
 
+    def parse_request(self) -> bool:
+        """The request line and headers; ``path`` without its query, which is kept in ``query``. A request that
+        lacks the gateway's query is refused here; one to a hung path waits here, and is never answered."""
+        if not super().parse_request():
+            return False
+        self.path, _, self.query = self.path.partition("?")
+        state = self.server.state
+        given = dict(urllib.parse.parse_qsl(self.query))
+        if state.query and any(given.get(k) != v for k, v in state.query.items()):
+            self._record(None)
+            self._error(404, f"no route {self.path} without the gateway's query")
+            return False
+        if self.path in state.hang:
+            self._record(None)
+            state.released.wait(HANG_S)
+            self.close_connection = True
+            return False
+        return True
+
     # ------------------------------------------------------------------ plumbing
 
     def _json(self, status: int, obj, headers: dict | None = None) -> None:
@@ -197,14 +242,18 @@ class Handler(BaseHTTPRequestHandler):
         return json.loads(raw) if raw else None
 
     def _authorized(self) -> bool:
-        key = self.server.state.api_key
-        return key is None or self.headers.get("Authorization") == f"Bearer {key}"
+        state = self.server.state
+        given = self.headers.get("Authorization")
+        basic = "Basic " + base64.b64encode(":".join(state.basic).encode()).decode() if state.basic else None
+        if basic is not None and given == basic:
+            return True
+        return (state.api_key is None and basic is None) or given == f"Bearer {state.api_key}"
 
     def _record(self, body: dict | None, row: str | None = None) -> None:
         state = self.server.state
         with state.lock:
             state.log.append(Logged(time.monotonic(), self.command, self.path, body,
-                                     {k.lower(): v for k, v in self.headers.items()}, row))
+                                     {k.lower(): v for k, v in self.headers.items()}, row, self.query))
 
     # ------------------------------------------------------------------ endpoints
 
@@ -223,7 +272,26 @@ class Handler(BaseHTTPRequestHandler):
                 "parent": None, "max_model_len": state.max_model_len, "permission": []}
         if state.max_model_len is None:
             del card["max_model_len"]
-        self._json(200, {"object": "list", "data": [card]})
+        self._models([card])
+
+    def _models(self, cards: list) -> None:
+        """``GET /v1/models`` with these cards, or as ``models_fault`` has it."""
+        fault = self.server.state.models_fault
+        if self.server.state.models_body is not None:
+            return self._bytes(200, self.server.state.models_body, "application/json")
+        if fault == "500":
+            return self._error(500, "model registry unavailable")
+        if fault in ("not-utf8", "html"):
+            data = b'{"object": "list", "data": [{"id": "m\xff\xfe"}]}' if fault == "not-utf8" else HTML
+            return self._bytes(200, data, "application/json" if fault == "not-utf8" else "text/html")
+        self._json(200, {"object": "list", "data": [5, *cards, None] if fault == "odd" else cards})
+
+    def _bytes(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def do_POST(self):
         if self._drop():
@@ -254,10 +322,32 @@ class Handler(BaseHTTPRequestHandler):
                 return None
             if fault.body is not None:
                 return self._raw(fault)
+            if fault.shape is not None:
+                return self._shaped(fault.shape, body, chat, row)
             return self._error(fault.status, fault.message, fault.headers)
         if state.delay_s:
             time.sleep(state.delay_s)
         self._complete(body, chat, row)
+
+    def _shaped(self, shape: str, body: dict, chat: bool, row: str | None) -> None:
+        """The answer of a hostile server (``Fault.shape``)."""
+        if shape == "html":
+            return self._bytes(200, HTML, "text/html; charset=utf-8")
+        if shape == "echo-auth":
+            said = f"rejected credential {self.headers.get('Authorization')} for {self.path}?{self.query}"
+            return self._error(400, said)
+        status, obj, streamed = completion(self.server.state, body, chat, row)
+        if shape in STREAM_SHAPES:
+            return self._stream(body, chat, *streamed, shape=shape)
+        choice = obj["choices"][0]
+        if shape == "no-finish":
+            choice["finish_reason"] = None
+        elif shape == "parts" and chat:
+            text = choice["message"]["content"]
+            choice["message"]["content"] = [{"type": "text", "text": text[:3]},
+                                            {"type": "image_url", "image_url": {"url": "data:,"}},
+                                            {"type": "text", "text": text[3:]}]
+        self._json(status, obj)
 
     def _tokenize(self, body: dict) -> None:
         state = self.server.state
@@ -274,7 +364,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._stream(body, chat, *streamed)
         self._json(200, obj)
 
-    def _stream(self, body: dict, chat: bool, reply: Reply, finish: str, usage: dict) -> None:
+    def _stream(self, body: dict, chat: bool, reply: Reply, finish: str, usage: dict, shape: str | None = None) -> None:
         state = self.server.state
         head = {"id": "chatcmpl-1" if chat else "cmpl-1", "created": 0, "model": state.model,
                 "object": "chat.completion.chunk" if chat else "text_completion"}
@@ -290,12 +380,18 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        for n, piece in enumerate(pieces):
-            last = n == len(pieces) - 1
+        sent = {"role-only": 1, "partial": 2, "error-event": 2}.get(shape or "", len(pieces))
+        for n, piece in enumerate(pieces[:sent]):
+            last = n == len(pieces) - 1 and shape != "done-no-finish"
             choice = {"index": 0, "logprobs": None, "finish_reason": finish if last else None}
             choice.update({"delta": piece} if chat else piece)
             self._event({**head, "choices": [choice]})
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if shape in ("role-only", "partial"):  # the connection closes before the answer ended
+            return
+        if shape == "error-event":  # vLLM, SGLang and TGI send an error event, then [DONE]
+            self._event({"error": {"message": "the engine died mid-answer", "type": "InternalServerError",
+                                   "code": 500}})
+        elif (body.get("stream_options") or {}).get("include_usage"):
             self._event({**head, "choices": [], "usage": usage})
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
@@ -318,8 +414,8 @@ def completion(state: ServerState, body: dict, chat: bool, row: str | None) -> t
     scripted = state.replies.get(row or "") or state.default_reply(row)
     stop = body.get("stop") or []
     reply, finish, n = truncate(state, scripted, max_tokens, [stop] if isinstance(stop, str) else stop)
-    usage = {"prompt_tokens": prompt_tokens, "total_tokens": prompt_tokens + n, "completion_tokens": n,
-             "prompt_tokens_details": None}
+    read = state.prompt_read if state.prompt_read is not None else prompt_tokens
+    usage = {"prompt_tokens": read, "total_tokens": read + n, "completion_tokens": n, "prompt_tokens_details": None}
     if chat:
         choice = {"index": 0, "message": {"role": "assistant", "content": reply.content,
                                           "reasoning_content": reply.reasoning_content, "tool_calls": []},
@@ -371,6 +467,7 @@ def running_server(state: ServerState | None = None, handler: type = Handler) ->
     try:
         yield server
     finally:
+        server.state.released.set()  # hung requests end
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)

@@ -85,9 +85,11 @@ def test_failed_duplicate_unknown_and_missing_results(tmp_path):
     assert line["status"] == "failed" and line["error"] == ("batch request failed: HTTP 400: context_length_exceeded: "
                                                            "context too long")
     second = tmp_path / "second.jsonl"
+    good[3]["response"]["body"]["choices"][0]["finish_reason"] = None  # an answer without a finish reason: said
     second.write_text("".join(json.dumps(x) + "\n" for x in good[1:]))
     whole = invoke(["ingest", str(first), str(second), "--requests", str(requests), "--out", str(out)])
     assert whole.exit_code == 0 and "1 row(s) failed in one output and were answered in another" in whole.stderr
+    assert "warning: 1 answer(s) answered without a finish_reason: recorded with finish_reason null" in whole.stderr
     assert all(json.loads(x)["status"] == "ok" for x in out.read_text().splitlines())
     twice = invoke(["ingest", str(second), str(second), "--requests", str(requests), "--out", str(out)])
     assert twice.exit_code == 2 and "is answered twice" in twice.stderr
@@ -122,23 +124,33 @@ def test_overlong_rows_are_skipped_in_the_files_and_the_predictions(tmp_path):
 
 
 def test_submit_and_fetch_through_the_batch_api(tmp_path):
+    """Through a gateway that needs its query on every request (the Batch API's endpoints too), at a base URL that
+    carries a password: neither the key, the password nor the query token is shown or written."""
     export, rows = small_export(tmp_path / "export", CONFIGS, 3)
     requests = tmp_path / "req.jsonl"
     state = scripted(rows)
+    state.query = {"api-version": "2024-06-01", "token": "qt-batch-never-print"}
     with running_server(state) as server:
+        gateway = server.base_url.replace("http://", "http://u:pw-batch-never-print@") + \
+            "?api-version=2024-06-01&token=qt-batch-never-print"
         made = invoke(["run", str(export), "--model", "test-model", "--batch-requests", str(requests), "--submit",
-                       "--base-url", server.base_url, "--batch-max-requests", "5", "--quiet"], key=KEY)
+                       "--base-url", gateway, "--batch-max-requests", "5", "--quiet"], key=KEY)
         assert made.exit_code == 0, made.stderr
         meta = json.loads((tmp_path / "req.meta.json").read_text())
         assert meta["batch"]["batches"] == ["batch-1", "batch-2"] and len(state.files) == 2
         fetched = invoke(["ingest", "--requests", str(requests), "--out", str(tmp_path / "p.jsonl"),
-                          "--base-url", server.base_url, "--wait", "30", "--poll", "0.05"], key=KEY)
+                          "--base-url", gateway, "--wait", "30", "--poll", "0.05"], key=KEY)
         assert fetched.exit_code == 0, fetched.stderr
-        live = invoke(["run", str(export), "--base-url", server.base_url, "--model", "test-model", "--out",
+        live = invoke(["run", str(export), "--base-url", gateway, "--model", "test-model", "--out",
                        str(tmp_path / "live.jsonl"), "--quiet"])
         assert live.exit_code == 0
+        assert {r.path for r in state.log} >= {"/v1/files", "/v1/batches", "/v1/models", "/tokenize"}
+        assert {r.query for r in state.log} == {"api-version=2024-06-01&token=qt-batch-never-print"}
     assert sorted(p.name for p in tmp_path.glob("batch-*-output.jsonl")) == ["batch-1-output.jsonl", "batch-2-output.jsonl"]
     assert scores(tmp_path / "p.jsonl", export, tmp_path / "r1") == scores(tmp_path / "live.jsonl", export, tmp_path / "r2")
-    assert all(KEY not in p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
+    said = made.output + made.stderr + fetched.output + fetched.stderr + live.output + live.stderr
+    for secret in (KEY, "pw-batch-never-print", "qt-batch-never-print"):
+        assert secret not in said and all(secret not in p.read_text(errors="replace") for p in tmp_path.rglob("*")
+                                          if p.is_file())
     no_key = invoke(["ingest", "--requests", str(requests), "--out", str(tmp_path / "q.jsonl")])
     assert no_key.exit_code == 2 and "a Batch API needs a key: set OPENAI_API_KEY" in no_key.stderr

@@ -141,7 +141,7 @@ def test_tokenize_and_models(server):
             await client.close()
 
     models, count = asyncio.run(go())
-    assert models[0]["id"] == "test-model" and models[0]["max_model_len"] == 7990
+    assert models.cards[0]["id"] == "test-model" and models.cards[0]["max_model_len"] == 7990
     assert count == server.state.count("hello world") + 7
     body = server.state.requests("/tokenize")[0].body
     assert body == {"model": "test-model", "messages": [{"role": "user", "content": "hello world"}],

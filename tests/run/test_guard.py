@@ -13,13 +13,16 @@ def test_exact_counts_flag_a_prompt_read_clearly_shorter():
     guard = TruncationGuard({"a/0": 8000, "a/1": 8000}, {"a/0": 30, "a/1": 30}, 16_000, exact=True)
     assert guard.check("a/0", usage(7995)) is None  # template differences of a few tokens pass
     reason = guard.check("a/1", usage(4096))
-    assert reason == "truncated by the server: the server read 4096 prompt tokens of the 8000 counted"
-    assert guard.cut == ["a/1"] and not guard.stop
+    assert reason == ("prompt cut short: the server read 4096 prompt tokens of the 8000 counted; its 16000-token window "
+                      "is not the cause")
+    assert guard.cut == ["a/1"] and not guard.stop and not guard.window_cause and guard.first == (8000, 4096)
+    unknown = TruncationGuard({"a/0": 8000}, {"a/0": 30}, None, exact=True)
+    assert unknown.check("a/0", usage(4096)) == "truncated by the server: the server read 4096 prompt tokens of the 8000 counted"
 
 
 def test_a_prompt_that_fills_the_window_was_cut_whatever_the_count():
     guard = TruncationGuard({"a/0": 3000}, {"a/0": 30}, 4096, exact=False)
-    assert guard.check("a/0", usage(4096)).endswith("filling its 4096-token window")
+    assert guard.check("a/0", usage(4096)).endswith("filling its 4096-token window") and guard.window_cause
 
 
 def test_estimates_learn_the_ratio_per_config():

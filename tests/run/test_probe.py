@@ -51,3 +51,30 @@ def test_a_refused_key_is_an_error_and_an_absent_server_raises():
     gone = type("S", (), {"base_url": "http://127.0.0.1:9/v1", "state": ServerState()})()
     with pytest.raises(openai.APIConnectionError):
         probing(gone, None, lambda probe: probe.get_json("/props"))
+
+
+def test_a_request_that_hangs_is_an_error_saying_what_hung_for_how_long_and_what_to_try():
+    from builders.run.server.client import ServerHung
+
+    state = ServerState()
+    state.hang = {"/props", "/tokenize"}
+
+    def run(timeout_s: float, work):
+        async def go():
+            client = ServerClient(server.base_url, "test-model", "chat", None, RetryPolicy(timeout_s=timeout_s))
+            try:
+                return await work(ServerProbe(client))
+            finally:
+                await client.close()
+
+        return asyncio.run(go())
+
+    with running_server(state) as server:
+        with pytest.raises(ServerHung) as hung:  # a POST: --timeout bounds it
+            run(0.4, lambda probe: probe.post_json("/tokenize", {"prompt": "x"}))
+        assert str(hung.value) == (f"{server.base_url}: POST /tokenize did not answer within 0.4 s (--timeout); the "
+                                   f"server took the connection but sent nothing back. If it is still loading the "
+                                   f"model, wait until it answers and rerun; otherwise raise --timeout or restart the "
+                                   f"server")
+        with pytest.raises(ServerHung, match=r"GET /props did not answer within 0.3 s; .* otherwise restart the server$"):
+            run(10, lambda probe: probe.get_json("/props", timeout=0.3))  # the probe's own deadline: no option to name

@@ -47,7 +47,7 @@ def test_one_writer_at_a_time(tmp_path):
     path = tmp_path / "p.jsonl"
     first = PredictionStore(path).open()
     try:
-        with pytest.raises(OneRulerError, match="another `oneruler run` is writing this file"):
+        with pytest.raises(OneRulerError, match="another `oneruler` process is writing this file"):
             PredictionStore(path).open()
     finally:
         first.close()
@@ -78,8 +78,10 @@ def test_unscored_lines_are_failed_and_skipped(tmp_path):
 def test_names_and_urls():
     assert meta_path(__import__("pathlib").Path("/x/preds.jsonl")).name == "preds.meta.json"
     assert meta_path(__import__("pathlib").Path("/x/preds")).name == "preds.meta.json"
-    assert public_url("https://user:sk-secret@api.example.com:8443/v1?api-key=sk-2#x") == "https://api.example.com:8443/v1"
+    assert public_url("https://user:sk-secret@api.example.com:8443/v1?api-key=sk-2&v=1#x") == \
+        "https://***@api.example.com:8443/v1?api-key=***&v=***"
     assert public_url("http://[::1]:8000/v1") == "http://[::1]:8000/v1"
+    assert public_url("http://[::1/v1") == "(a URL that cannot be read)"
 
 
 def test_resuming_with_other_settings_is_refused(tmp_path):

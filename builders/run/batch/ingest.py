@@ -3,7 +3,7 @@
 It reads the request file's meta (``write.py``) to write the predictions' meta and to check every
 answer against the selection (re-read from the dataset: ids and sizes only); each output line
 becomes the line a live answer would have (``results.py``), duplicates settled (an ok answer beats
-a failure), the rows left out for the window recorded as skipped, all in id order.
+a failure), the rows left out for the window recorded as skipped, all in id order, under the output's lock.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ...base.errors import OneRulerError
 from ...base.files import temp_file_beside
 from ...spec.run_meta import BatchRecord, IngestRecord, RunMeta, SelectionRecord
 from ..files.lines import LineRef, answered_line, line_bytes, skipped_line, write_in_id_order
+from ..files.lock import OutputLock, temp_prefix
 from ..files.meta import meta_path, now, read_meta, write_meta
 from ..rows.selection import Selection, recorded_source
 from ..rows.shard import Shard
@@ -29,6 +30,7 @@ class IngestResult:
     lines: dict[str, int] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     replaced: list[str] = field(default_factory=list)
+    notes: dict[str, int] = field(default_factory=dict)  # note on answers (no finish reason, ...) → how many
 
 
 def read_batch_meta(requests: Path) -> tuple[RunMeta, BatchRecord]:
@@ -44,19 +46,21 @@ def ingest(results: list[Path], requests: Path, out: Path, dataset: str | None =
     """Write ``out`` (and its meta) from batch output files: one line per answered, failed or skipped row, id order."""
     doc, batch = read_batch_meta(requests)
     expected = {r.id for r in _selection(doc, dataset).rows}
-    fd, scratch = temp_file_beside(out, ".jsonl")
     result = IngestResult()
-    try:
-        with open(fd, "wb") as handle:
-            index = _convert(results, doc.api, expected, batch.skipped or {}, handle, result)
-        write_in_id_order(out, [scratch], index)
-    finally:
-        scratch.unlink(missing_ok=True)
-    result.lines = {status: sum(ref.status == status for ref in index.values()) for status in ("ok", "failed", "skipped")}
-    result.missing = sorted(expected - set(index))
-    ingested = IngestRecord.of(at=now(), results=tuple(str(p) for p in results), lines=result.lines,
-                               missing=len(result.missing))
-    write_meta(out, doc.without("batch").with_(batch=batch, ingested=ingested, lines=result.lines, ended_at=now()))
+    with OutputLock(Path(out), also=(meta_path(Path(out)),)):
+        fd, scratch = temp_file_beside(out, ".jsonl", prefix=temp_prefix(Path(out)))
+        try:
+            with open(fd, "wb") as handle:
+                index = _convert(results, doc.api, expected, batch.skipped or {}, handle, result)
+            write_in_id_order(out, [scratch], index)
+        finally:
+            scratch.unlink(missing_ok=True)
+        result.lines = {status: sum(ref.status == status for ref in index.values())
+                        for status in ("ok", "failed", "skipped")}
+        result.missing = sorted(expected - set(index))
+        ingested = IngestRecord.of(at=now(), results=tuple(str(p) for p in results), lines=result.lines,
+                                   missing=len(result.missing))
+        write_meta(out, doc.without("batch").with_(batch=batch, ingested=ingested, lines=result.lines, ended_at=now()))
     return result
 
 
@@ -78,7 +82,10 @@ def _convert(results: list[Path], api: str | None, expected: set[str], skipped: 
             ident = record["custom_id"]
             if ident not in expected:
                 raise OneRulerError(f"{path}: line {number}: {ident!r} is not a row the requests were made for")
-            answer = answered_line(ident, completion_of(record, api))
+            done = completion_of(record, api)
+            for note in done.notes:
+                result.notes[note] = result.notes.get(note, 0) + 1
+            answer = answered_line(ident, done)
             line, status = line_bytes(answer), answer.status
             first = index.get(ident)
             if first is not None:

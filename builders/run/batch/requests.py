@@ -9,8 +9,9 @@ One line per row in the OpenAI Batch API input format (the shape ``vllm run-batc
 single user message (``/v1/completions``: as ``prompt``) and every sampling setting, presets and
 ``--extra-body`` included (``extra_body`` fields are merged into the body, as the ``openai`` client
 does when it sends them). Files are split to respect the provider's limits (OpenAI: 50,000
-requests and 200 MB per input file); parts are written under temporary names and renamed together
-at the end, so an interrupted write leaves the previous files as they were.
+requests and 200 MB per input file); parts are written under temporary names (``.FILE.tmp-*``: the next
+write removes those a kill left) and renamed together at the end, so an interrupted write leaves the
+previous files as they were.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any, BinaryIO
 from ...base.errors import OneRulerError, named_setting
 from ...base.files import temp_file_beside
 from ...spec.run_meta import BatchFile
+from ..files.lock import temp_prefix
 from ..options import SamplingOptions
 from ..rows.selection import RunRow
 from ..settings import BatchLimits
@@ -76,7 +78,7 @@ class BatchWriter:
 
     def _start(self) -> None:
         self._close_handle()
-        fd, temp = temp_file_beside(self.target, ".jsonl")
+        fd, temp = temp_file_beside(self.target, ".jsonl", prefix=temp_prefix(self.target))
         self._handle = os.fdopen(fd, "wb")
         self.parts.append((temp, 0, 0))
 

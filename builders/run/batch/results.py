@@ -6,8 +6,8 @@ Output lines (OpenAI Batch API; ``vllm run-batch -o`` writes the same shape,
     {"id": "...", "custom_id": "<row id>", "error": null | {...} | "text",
      "response": {"status_code": 200, "request_id": "...", "body": {chat.completion or text_completion}}}
 
-A 200 response is parsed like a live answer (``server.client.response_parts``: the answer split from the
-reasoning, finish reason, usage); any other status, an ``error`` or a body without choices is a
+A 200 response is read like a live answer (``server.answers.answer_parts``: the answer split from the
+reasoning, finish reason, usage); any other status, an ``error`` or a body that holds no answer is a
 ``failed`` line whose error says so in words. ``latency_s`` is null: a batch has no per-request time.
 """
 
@@ -19,7 +19,8 @@ from typing import Any, Iterator
 
 from ...base.errors import OneRulerError
 from ...spec.ids import check_id
-from ..server.client import Completion, response_parts, split_answer
+from ..server.answers import BadAnswer, answer_parts
+from ..server.client import Completion, split_answer
 
 ERROR_CHARS = 500
 
@@ -47,19 +48,12 @@ def completion_of(record: dict, api: str) -> Completion:
 
 
 def _parsed(body: Any, api: str) -> Completion:
-    from openai.types import Completion as TextCompletion
-    from openai.types.chat import ChatCompletion
-
-    if not isinstance(body, dict) or not body.get("choices"):
-        return Completion(None, None, None, None, None, "the batch response body has no choices")
     try:
-        parsed = (ChatCompletion if api == "chat" else TextCompletion).model_validate(body)
-    except ValueError as exc:
-        return Completion(None, None, None, None, None, f"the batch response body is not a {api} completion "
-                                                        f"({str(exc).splitlines()[0][:ERROR_CHARS]})")
-    content, reasoning, finish, usage = response_parts(parsed, api)
-    answer, reasoning = split_answer(content, reasoning)
-    return Completion(answer, finish, reasoning, usage, None)
+        parts = answer_parts(body, api, "the batch response body")
+    except BadAnswer as exc:
+        return Completion(None, None, None, None, None, str(exc)[:ERROR_CHARS])
+    answer, reasoning = split_answer(parts.content, parts.reasoning)
+    return Completion(answer, parts.finish_reason, reasoning, parts.usage, None, notes=parts.notes)
 
 
 def output_lines(path: Path) -> Iterator[tuple[int, dict]]:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Callable
 
 from ...spec.run_meta import BatchFile, BatchRecord, RunMeta
-from ..files.meta import now, write_meta
+from ..files.lock import OutputLock
+from ..files.meta import meta_path, now, write_meta
 from ..rows.selection import Selection
 from ..session import RunResult, opened, session_record
 from ..settings import RunSettings
@@ -28,29 +29,36 @@ async def write_batch(s: RunSettings, api_key: str | None, selection: Selection,
     for warning in pre.warnings:
         log(f"warning: {warning}")
     over = opening.fitting(s.skip_overlong)
+    with OutputLock(s.batch.path, also=(meta_path(s.batch.path),)):
+        files = _write_files(s, selection, over)
+        _remove_stale_parts(s.batch.path, old, files)
+        session = session_record(s, len(selection.rows), len(selection.rows) - len(over), pre, None).with_(ended_at=now())
+        endpoint = ENDPOINTS[s.server.api]
+        record = BatchRecord.of(endpoint=endpoint, files=tuple(files), requests=sum(f.requests for f in files),
+                                limits={"max_requests": s.batch.limits.max_requests, "max_bytes": s.batch.limits.max_bytes},
+                                skipped={i: (pre.counts[i], pre.skip_reason(i)) for i in sorted(over)}, batches=())
+        doc = meta.with_(runs=(session,), batch=record)
+        write_meta(s.batch.path, doc)
+        if s.batch.submit:
+            from .api import submit_files
+
+            ids = submit_files([s.batch.path.with_name(f.file) for f in files], endpoint, _submit_url(s), api_key, log)
+            write_meta(s.batch.path, doc.with_(batch=record.with_(batches=tuple(ids))))
+    return RunResult(rows=len(selection.rows), skipped=len(over), preflight=pre, batch_files=files)
+
+
+def _write_files(s: RunSettings, selection: Selection, over: set[str]) -> list[BatchFile]:
+    """Every request line of the rows that fit, in files split by the limits (renamed into place together)."""
+    assert s.batch is not None
     writer = BatchWriter(s.batch.path, s.batch.limits)
     try:
         for batch in selection.prompts([r for r in selection.rows if r.id not in over]):
             for row in batch:
                 writer.add(request_line(row, s.server.model, s.server.api, s.sampling))
-        files = writer.commit()
+        return writer.commit()
     except BaseException:
         writer.discard()
         raise
-    _remove_stale_parts(s.batch.path, old, files)
-    session = session_record(s, len(selection.rows), len(selection.rows) - len(over), pre, None).with_(ended_at=now())
-    endpoint = ENDPOINTS[s.server.api]
-    record = BatchRecord.of(endpoint=endpoint, files=tuple(files), requests=sum(f.requests for f in files),
-                            limits={"max_requests": s.batch.limits.max_requests, "max_bytes": s.batch.limits.max_bytes},
-                            skipped={i: (pre.counts[i], pre.skip_reason(i)) for i in sorted(over)}, batches=())
-    doc = meta.with_(runs=(session,), batch=record)
-    write_meta(s.batch.path, doc)
-    if s.batch.submit:
-        from .api import submit_files
-
-        ids = submit_files([s.batch.path.with_name(f.file) for f in files], endpoint, _submit_url(s), api_key, log)
-        write_meta(s.batch.path, doc.with_(batch=record.with_(batches=tuple(ids))))
-    return RunResult(rows=len(selection.rows), skipped=len(over), preflight=pre, batch_files=files)
 
 
 def _submit_url(s: RunSettings) -> str | None:

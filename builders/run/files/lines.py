@@ -16,6 +16,7 @@ from ...base.errors import OneRulerError
 from ...base.files import atomic_write
 from ...spec.ids import id_order
 from ...spec.prediction_line import LineStatus, PredictionLine
+from .lock import temp_prefix
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ def copy_lines(out: BinaryIO, files: list[Path], refs: Iterable[LineRef]) -> Non
 
 
 def write_in_id_order(target: Path, files: list[Path], index: dict[str, LineRef]) -> None:
-    """Atomically (re)write ``target`` with the indexed lines in id order (``target`` may be one of ``files``)."""
+    """Atomically (re)write ``target`` with the indexed lines in id order (``target`` may be one of ``files``), through
+    a temp file named after it (``lock.temp_prefix``: the next holder of its lock removes one a kill left)."""
     order = sorted(index, key=id_order)
-    atomic_write(target, lambda out: copy_lines(out, files, (index[i] for i in order)))
+    atomic_write(target, lambda out: copy_lines(out, files, (index[i] for i in order)), prefix=temp_prefix(target))
 
 
 def reindexed(index: dict[str, LineRef]) -> dict[str, LineRef]:

@@ -5,7 +5,7 @@ commit) and selection (globs, limit, number of shares); a setting that differs i
 found in two files is refused unless the two lines are byte-identical (then it is reported and
 written once). Rows of the selection that no file answers are reported, and the selection is
 re-read from the dataset (ids and sizes only) to name them. Lines are copied, not parsed into
-memory, into one file in id order; its meta lists the shards.
+memory, into one file in id order (under its lock, ``lock.OutputLock``); its meta lists the shards.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from ...spec.run_meta import RunMeta, SelectionRecord, ShardRecord
 from ..rows.selection import Selection, recorded_source
 from ..rows.shard import Shard
 from .lines import LineRef, index_lines, write_in_id_order
-from .meta import now, read_meta, write_meta
+from .lock import OutputLock
+from .meta import meta_path, now, read_meta, write_meta
 
 SAME = ("model", "api", "preset", "sampling", "stream")
 
@@ -110,9 +111,10 @@ def merge(paths: list[Path], out: Path, dataset: str | None = None) -> MergeResu
     if count is not None:
         result.absent_shards = sorted(set(range(count)) - {Shard.parse(x).index for x in shards if x})
     result.missing = sorted(_expected(metas[0], dataset) - set(index))
-    write_in_id_order(Path(out), list(paths), index)
-    result.lines = {s: sum(ref.status == s for ref in index.values()) for s in ("ok", "failed", "skipped")}
-    write_meta(Path(out), merged_meta(paths, metas, result))
+    with OutputLock(Path(out), also=(meta_path(Path(out)),)):
+        write_in_id_order(Path(out), list(paths), index)
+        result.lines = {s: sum(ref.status == s for ref in index.values()) for s in ("ok", "failed", "skipped")}
+        write_meta(Path(out), merged_meta(paths, metas, result))
     return result
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from ...base.errors import OneRulerError, named_setting
 from ...base.files import atomic_write_bytes
 from ...spec.run_meta import META_FORMAT, RunMeta
+from .lock import temp_prefix
 
 # Settings that must not change between the runs writing one file (a resumed run mixes their lines).
 RESUME_KEYS = ("model", "api", "sampling")
@@ -51,7 +52,8 @@ def read_meta(predictions: Path) -> RunMeta | None:
 def write_meta(predictions: Path, meta: RunMeta) -> None:
     """Atomically write the sidecar meta."""
     text = json.dumps(meta.to_json(), ensure_ascii=False, indent=2) + "\n"
-    atomic_write_bytes(meta_path(predictions), text.encode("utf-8"))
+    path = meta_path(predictions)
+    atomic_write_bytes(path, text.encode("utf-8"), prefix=temp_prefix(path))
 
 
 def _refuse(said: str, fix: str) -> OneRulerError:

@@ -4,20 +4,23 @@ Line: ``{"id", "prediction", "finish_reason", "reasoning", "usage", "latency_s",
 with ``status`` ``ok``, ``failed`` (``error`` says why, ``prediction`` null) or ``skipped`` (the prompt
 did not fit the server's window). A line torn by a kill (no final newline) is cut off on open; every
 id appears at most once (``--retry-failed`` first rewrites the file without the lines it resends).
-One process at a time: a lock file beside the predictions.
+One process at a time (``lock.OutputLock``: a lock file beside the predictions); taking it removes the
+temporary files a killed rewrite left. Before anything is sent, the file and its meta must be
+writable: a file that cannot be written is one error, not a failure after the answers came back.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ...base.errors import OneRulerError, named_setting
+from ...base.errors import OS_ERROR_FIXES, OneRulerError, named_setting
 from ...spec.prediction_line import LINE_STATUSES, PredictionLine
 from .lines import LineRef, index_lines, line_bytes, reindexed, write_in_id_order
+from .lock import OutputLock
+from .meta import meta_path
 
 
 @dataclass
@@ -42,23 +45,27 @@ class PredictionStore:
         return self
 
     def open(self) -> "PredictionStore":
-        """Take the lock and read what earlier runs finished (cutting off a torn last line)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = self.path.with_name(f".{self.path.name}.lock")
-        self._lock = open(lock_path, "a")
+        """Take the lock, check the file and its meta can be written, and read what earlier runs finished (cutting
+        off a torn last line). ``stale``: the temporary files of a killed rewrite, removed."""
+        self._lock = OutputLock(self.path, also=(meta_path(self.path),)).acquire()
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise OneRulerError(f"{self.path}: another `oneruler run` is writing this file; wait for it or choose "
-                                f"another {named_setting('out')}") from None
-        if self.path.exists():
-            self.index, self.torn_bytes = index_lines(self.path)
-            self._size = self.path.stat().st_size - self.torn_bytes
-            if self.torn_bytes:
-                with open(self.path, "r+b") as fh:
-                    fh.truncate(self._size)
+            for path in (self.path, meta_path(self.path)):
+                writable(path)
+            if self.path.exists():
+                self.index, self.torn_bytes = index_lines(self.path)
+                self._size = self.path.stat().st_size - self.torn_bytes
+                if self.torn_bytes:
+                    with open(self.path, "r+b") as fh:
+                        fh.truncate(self._size)
+        except BaseException:
+            self.close()
+            raise
         return self
+
+    @property
+    def stale(self) -> list[tuple[Path, int]]:
+        """Temporary files of an interrupted write removed when the lock was taken: (path, bytes)."""
+        return self._lock.removed if self._lock is not None else []
 
     def ids(self, *statuses: str) -> set[str]:
         """Ids of the lines with one of these statuses."""
@@ -98,6 +105,18 @@ class PredictionStore:
             self._handle.close()
             self._handle = None
         if self._lock is not None:
-            Path(self._lock.name).unlink(missing_ok=True)
-            self._lock.close()
+            self._lock.release()
             self._lock = None
+
+
+def writable(path: Path) -> None:
+    """An error if an existing ``path`` cannot be written (read-only, immutable): said before anything is sent."""
+    if not path.exists():
+        return
+    try:
+        with open(path, "ab"):  # opened for appending, nothing written: the file stays as it is
+            pass
+    except OSError as exc:
+        what = OS_ERROR_FIXES.get(exc.errno or 0, (exc.strerror or type(exc).__name__, ""))[0]
+        raise OneRulerError(f"{path} cannot be written ({what}); nothing was sent. Make it writable "
+                            f"(chmod u+w, chattr -i) or choose another {named_setting('out')}") from None

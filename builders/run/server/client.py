@@ -2,32 +2,38 @@
 
 One row = one request: the row's ``input`` as the single user message (``chat``, no system prompt:
 the paper's setting) or as the raw prompt (``completions``). Retries are ours, not the client's
-(``max_retries=0``), so every wait is bounded and visible: HTTP 408/429/5xx, connection errors
-and timeouts are retried with doubling waits (``Retry-After`` honoured), anything else fails the
-row at once. The answer is split from the reasoning: the server's ``reasoning_content`` (vLLM,
+(``max_retries=0``), so every wait is bounded and visible: HTTP 408/429/5xx, connection errors,
+timeouts and answers that are not answers (``answers.py``: a stream cut short, a body that is not
+JSON) are retried with doubling waits (``Retry-After`` honoured, at most ``RetryPolicy.max_wait_s``;
+a long wait is said on stderr), anything else fails the row at once. Answers are read from their
+bytes (``answers.py``) and split from the reasoning: the server's ``reasoning_content`` (vLLM,
 SGLang; ``reasoning`` in newer vLLM) or a leading ``<think>`` block (``split_reasoning``).
+
+The base URL's credentials and query are handled by ``secrets.BaseAddress``: the query goes with
+every request, the URL shown (``shown``) has neither, and error texts are scrubbed of every secret.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ...base.errors import OneRulerError
 from ...scoring import split_reasoning
 from ..options import RetryPolicy
-from .secrets import redact
+from ..settings import LOAD_TIMEOUT_S
+from .answers import AnswerParts, BadAnswer, ModelList, StreamReader, answer_parts, model_list, parse_json
+from .secrets import BaseAddress, redact
 
 RETRY_STATUSES = (408, 429)
 ERROR_CHARS = 500
 POOL_REQUESTS = 32  # requests in flight per connection pool (see ServerClient._lease)
-REASONING_FIELDS = ("reasoning_content", "reasoning")
 CUT_BODY = re.compile(r"received (\d+) bytes, expected (\d+)")
+LOUD_WAIT_S = 10.0  # a wait between tries this long (or one shortened by the cap) is said, at most once per 10 s
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,7 @@ class Completion:
     attempts: int = 1
     unreachable: bool = False  # the connection failed (refused, reset): the server may be down
     wait_s: float | None = None  # streamed: seconds until the server started answering (its queue included)
+    notes: tuple[str, ...] = ()  # what the answer lacked or held that is not text (``answers.NO_FINISH``, ...)
 
 
 class RetryableError(Exception):
@@ -53,8 +60,8 @@ class RetryableError(Exception):
         self.retry_after = retry_after
 
 
-class BadAnswer(Exception):
-    """A server answer without the parts every OpenAI-compatible answer has."""
+class ServerHung(OneRulerError):
+    """A server that took the connection but sent no answer to a request within its deadline."""
 
 
 def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str | None]:
@@ -88,48 +95,28 @@ def retry_after_seconds(headers: Any) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
-def _usage(usage: Any) -> dict | None:
-    if usage is None:
-        return None
-    details = getattr(usage, "completion_tokens_details", None)
-    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "reasoning_tokens": getattr(details, "reasoning_tokens", None) if details else None}
-
-
-def _extra(obj: Any) -> str | None:
-    """The reasoning text a server adds to a message or delta (fields outside OpenAI's schema)."""
-    for name in REASONING_FIELDS:
-        value = getattr(obj, name, None)
-        if isinstance(value, str):
-            return value
-    return None
-
-
-def response_parts(response: Any, api: str) -> tuple[str | None, str | None, str | None, dict | None]:
-    """(content, reasoning, finish_reason, usage) of a non-streamed chat or completions response object."""
-    choices = getattr(response, "choices", None)
-    if not isinstance(choices, list) or not choices:
-        raise BadAnswer("the server's answer has no choices")
-    choice = choices[0]
-    if api == "chat" and getattr(choice, "message", None) is None:
-        raise BadAnswer("the server's answer has a choice without a message")
-    if api == "chat":
-        return choice.message.content, _extra(choice.message), choice.finish_reason, _usage(response.usage)
-    return choice.text, None, choice.finish_reason, _usage(response.usage)
-
-
 class ServerClient:
-    """An ``AsyncOpenAI`` client for one server and model, with our retry policy."""
+    """An ``AsyncOpenAI`` client for one server and model, with our retry policy.
+
+    ``say``: where a long wait is told (stderr); ``load_timeout_s``: how long a model may take to load
+    when a dialect asks the server to load it (``--load-timeout``).
+    """
 
     def __init__(self, base_url: str, model: str, api: str, api_key: str | None, retry: RetryPolicy,
-                 stream: bool = False):
+                 stream: bool = False, say: Callable[[str], None] | None = None,
+                 load_timeout_s: float = LOAD_TIMEOUT_S):
         import openai
 
         self.openai = openai
         self.model, self.api, self.retry, self.stream = model, api, retry, stream
         self.secret = api_key
-        self.base_url = base_url.rstrip("/")
-        # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
+        self.address = BaseAddress.parse(base_url)
+        self.base_url = self.address.url  # what requests go to: no user info, no query
+        self.shown = self.address.shown  # what messages say: credentials and query values as ***
+        self.secrets = (api_key, *self.address.secrets())
+        self.say = say or (lambda message: None)
+        self.load_timeout_s = load_timeout_s
+        self._said_wait = -LOUD_WAIT_S
         self._in_flight: dict[int, int] = {}
         self.client = self._new_pool()  # also the one for /v1/models and /tokenize
         self._pools = [self.client]
@@ -140,26 +127,22 @@ class ServerClient:
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
     def describe(self, exc: BaseException, slots: int | None = None) -> str:
-        """A one-line error text, without the API key, at most ERROR_CHARS long; about the server, in words.
+        """A one-line error text, without any secret, at most ERROR_CHARS long; about the server, in words.
 
         ``slots``: the requests the server works on at once, when it said (a timeout's words name its queue).
         """
         words = self.in_words(exc, slots)
-        if words is not None:
-            return redact(words, self.secret)[:ERROR_CHARS]
-        status = getattr(exc, "status_code", None)
-        text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-        text = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else f"{type(exc).__name__}: {text}"
-        return redact(" ".join(text.split()), self.secret)[:ERROR_CHARS]
+        if words is None:
+            status = getattr(exc, "status_code", None)
+            text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            words = f"HTTP {status}: {re.sub(r'^Error code: [0-9]+ - ', '', text)}" if status else \
+                f"{type(exc).__name__}: {text}"
+        return redact(" ".join(words.split()), *self.secrets)[:ERROR_CHARS]
 
     def in_words(self, exc: BaseException, slots: int | None = None) -> str | None:
         """What went wrong with the server's answer, said about the server (None: nothing more to say)."""
         if isinstance(exc, BadAnswer):
             return str(exc)
-        if isinstance(exc, UnicodeDecodeError):
-            return f"the server's answer is not UTF-8 (byte {exc.start} is {exc.object[exc.start:exc.start + 1]!r})"
-        if isinstance(exc, json.JSONDecodeError):
-            return f"the server's answer is not valid JSON ({exc.msg} at character {exc.pos})"
         if isinstance(exc, (asyncio.TimeoutError, self.openai.APITimeoutError)):
             queue = f"; it works on {slots} request(s) at once and a request waiting in its queue counts too" \
                 if slots else ""
@@ -194,11 +177,13 @@ class ServerClient:
 
         ``failover``: other servers can take the row, so a connection that fails outright is not
         retried here but returned at once (``unreachable``). ``slots``: as for ``describe``.
+        Whatever the server answers, this returns: nothing it sends can fail another row.
         """
         for attempt in range(self.retry.attempts):
             started = time.monotonic()
             try:
-                outcome = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
+                parts, first_byte = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
+                answer, reasoning = split_answer(parts.content, parts.reasoning)
             except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
                 why = self.classify(exc, slots)
                 if failover and self.unreachable(exc):
@@ -209,16 +194,26 @@ class ServerClient:
                 if attempt + 1 == self.retry.attempts:
                     return Completion(None, None, None, None, None, f"{why} (gave up after {self.retry.attempts} tries)",
                                       attempt + 1, unreachable=self.unreachable(exc))
-                await asyncio.sleep(self.retry.wait(attempt, why.retry_after))
+                await asyncio.sleep(self._wait(attempt, why))
                 continue
-            content, reasoning, finish, usage, first_byte = outcome
-            answer, reasoning = split_answer(content, reasoning)
             # streamed, the answer starts when the server takes the request: its queue is not the row's latency
             begun = first_byte if first_byte is not None else started
             wait = round(first_byte - started, 3) if first_byte is not None else None
-            return Completion(answer, finish, reasoning, usage, round(time.monotonic() - begun, 3), None, attempt + 1,
-                              wait_s=wait)
+            return Completion(answer, parts.finish_reason, reasoning, parts.usage, round(time.monotonic() - begun, 3),
+                              None, attempt + 1, wait_s=wait, notes=parts.notes)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _wait(self, attempt: int, why: RetryableError) -> float:
+        """Seconds to wait before the next try; a long one (or one the cap shortened) is said on stderr."""
+        wait = self.retry.wait(attempt, why.retry_after)
+        capped = why.retry_after is not None and why.retry_after > wait
+        now = time.monotonic()
+        if (capped or wait >= LOUD_WAIT_S) and now - self._said_wait >= LOUD_WAIT_S:
+            self._said_wait = now
+            reason = (f"the server asked for {why.retry_after:g} s (Retry-After) and --max-retry-wait caps a wait at "
+                      f"{self.retry.max_wait_s:g} s" if capped else f"after: {why}")
+            self.say(f"waiting {wait:g} s before another try at {self.shown} ({reason})")
+        return wait
 
     def _lease(self):
         """The connection pool with the fewest requests in flight; a new one once all hold POOL_REQUESTS.
@@ -234,64 +229,81 @@ class ServerClient:
         return pool
 
     def _new_pool(self):
+        # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         client = self.openai.AsyncOpenAI(api_key=self.secret or "EMPTY", base_url=self.base_url, max_retries=0,
-                                         timeout=self.retry.timeout_s)
+                                         timeout=self.retry.timeout_s, default_query=dict(self.address.query) or None,
+                                         default_headers=self.address.headers(self.secret) or None)
         self._in_flight[id(client)] = 0
         return client
 
-    async def _once(self, prompt: str, kwargs: dict[str, Any]):
+    async def _once(self, prompt: str, kwargs: dict[str, Any]) -> tuple[AnswerParts, float | None]:
         pool = self._lease()
         try:
             if self.api == "chat":
-                call = pool.chat.completions.create
+                resource = pool.chat.completions
                 args = dict(model=self.model, messages=[{"role": "user", "content": prompt}], **kwargs)
             else:
-                call = pool.completions.create
+                resource = pool.completions
                 args = dict(model=self.model, prompt=prompt, **kwargs)
             if self.stream:
-                return await self._streamed(call, args)
-            return (*response_parts(await call(**args), self.api), None)
+                return await self._streamed(resource, args)
+            raw = await resource.with_raw_response.create(**args)
+            response = raw.http_response
+            return answer_parts(parse_json(response.content, content_type=response.headers.get("content-type")),
+                                self.api), None
         finally:
             self._in_flight[id(pool)] -= 1
 
-    async def _streamed(self, call, args: dict[str, Any]):
-        stream = await call(stream=True, stream_options={"include_usage": True}, **args)
-        first_byte = time.monotonic()  # the headers: llama.cpp sends them when a slot takes the request
-        content: list[str] = []
-        reasoning: list[str] = []
-        finish = usage = None
-        async for chunk in stream:
-            if chunk.usage is not None:
-                usage = _usage(chunk.usage)
-            for choice in chunk.choices:
-                part = choice.delta if self.api == "chat" else choice
-                content.append((part.content if self.api == "chat" else part.text) or "")
-                reasoning.append(_extra(part) or "")
-                finish = choice.finish_reason or finish
-        return "".join(content), "".join(reasoning) or None, finish, usage, first_byte
+    async def _streamed(self, resource, args: dict[str, Any]) -> tuple[AnswerParts, float | None]:
+        reader = StreamReader(self.api)
+        async with resource.with_streaming_response.create(stream=True, stream_options={"include_usage": True},
+                                                           **args) as response:
+            first_byte = time.monotonic()  # the headers: llama.cpp sends them when a slot takes the request
+            async for data in response.iter_bytes():
+                reader.feed(data)
+        reader.close()
+        return reader.parts(), first_byte
 
-    async def served_models(self) -> list[dict] | None:
-        """``GET /v1/models`` as dicts (``id``, ``owned_by`` and what else a server adds, e.g. vLLM's ``max_model_len``);
-        None if the server has no such list."""
+    async def served_models(self) -> ModelList:
+        """``GET /v1/models``: the model cards as dicts (``id``, ``owned_by`` and what else a server adds, e.g.
+        vLLM's ``max_model_len``), what is not a card, or why there is no list. HTTP 401 is an error."""
         try:
-            page = await asyncio.wait_for(self.client.models.list(), self.retry.timeout_s)
+            raw = await asyncio.wait_for(self.client.models.with_raw_response.list(), self.retry.timeout_s)
+        except (asyncio.TimeoutError, self.openai.APITimeoutError):
+            raise self.hung("GET /v1/models", self.retry.timeout_s, "--timeout",
+                            "if it is still loading the model, wait until it answers and rerun") from None
         except self.openai.APIStatusError as exc:
             if exc.status_code == 401:
                 raise self.key_refused() from None
-            return None
-        return [{"id": m.id, "owned_by": getattr(m, "owned_by", None), **(m.model_extra or {})} for m in page.data]
+            return ModelList(None, self.describe(exc))
+        response = raw.http_response
+        try:
+            return model_list(parse_json(response.content, "its answer", response.headers.get("content-type")))
+        except BadAnswer as exc:
+            return ModelList(None, redact(str(exc), *self.secrets))
 
     def key_refused(self) -> OneRulerError:
         """The error of a server that answers HTTP 401: the key is wrong (never shown)."""
-        return OneRulerError(f"{self.base_url}: the server refused the API key (HTTP 401); "
+        return OneRulerError(f"{self.shown}: the server refused the API key (HTTP 401); "
                              f"set OPENAI_API_KEY to a key it accepts")
 
-    async def root_json(self, path: str, body: dict | None = None) -> Any:
-        """``GET`` (no ``body``) or ``POST`` ``root_url + path`` as parsed JSON, without our retries or deadline:
-        the openai client's errors propagate (``probe.ServerProbe`` words them)."""
+    def hung(self, request: str, seconds: float, setting: str | None, hint: str) -> ServerHung:
+        """The error of a request the server took and never answered: what, how long (``setting``: the option that
+        sets the deadline, if one does), what to try."""
+        bound = f" ({setting})" if setting else ""
+        other = f"raise {setting} or restart the server" if setting else "restart the server"
+        return ServerHung(f"{self.shown}: {request} did not answer within {seconds:g} s{bound}; the server took the "
+                          f"connection but sent nothing back. {hint[:1].upper()}{hint[1:]}; otherwise {other}")
+
+    async def root_json(self, path: str, body: dict | None = None, timeout: float | None = None) -> Any:
+        """``GET`` (no ``body``) or ``POST`` ``root_url + path`` as parsed JSON, without our retries (``timeout``: the
+        request's own): the openai client's errors and a ``BadAnswer`` propagate (``probe.ServerProbe`` words them)."""
+        options: Any = {"timeout": timeout} if timeout else {}
         if body is None:
-            return await self.client.get(self.root_url + path, cast_to=object)
-        return await self.client.post(self.root_url + path, body=body, cast_to=object)
+            raw = await self.client.get(self.root_url + path, cast_to=bytes, options=options)
+        else:
+            raw = await self.client.post(self.root_url + path, body=body, cast_to=bytes, options=options)
+        return parse_json(raw, "its answer")
 
     async def close(self) -> None:
         """Close the HTTP connections."""

@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 from ...base.errors import OneRulerError, SettingError
 from ..progress import RunProgress
 from ..rows.selection import RowRef, RunRow, async_batches
+from .client import ServerHung
 from .dialects import CHAT_TEMPLATE_ALLOWANCE, KnownServer, ServerFacts
 from .estimate import BOS_ALLOWANCE
 
@@ -27,11 +28,17 @@ async def server_counts(server: KnownServer, refs: list[RowRef], prompts: Prompt
     gate = asyncio.Semaphore(concurrency)
     bar = RunProgress(len(refs), "counting prompt tokens", progress and len(refs) > 1, tokens=False)
 
+    async def counted(row: RunRow) -> int | None:
+        try:
+            return await server.count(row.input)
+        except ServerHung as exc:  # say what the run was doing when the server stopped answering
+            raise ServerHung(f"counting prompt tokens (row {row.id}): {exc}") from None
+
     async def one(row: RunRow) -> None:
         async with gate:
-            n = await server.count(row.input)
+            n = await counted(row)
         if n is None:
-            raise OneRulerError(f"{server.probe.root_url} stopped counting prompt tokens (row {row.id}: "
+            raise OneRulerError(f"{server.probe.shown} stopped counting prompt tokens (row {row.id}: "
                                 f"{server.problems()})")
         counts[row.id] = n
         bar.advance()
@@ -39,7 +46,7 @@ async def server_counts(server: KnownServer, refs: list[RowRef], prompts: Prompt
     try:
         async for batch in async_batches(prompts(refs)):
             if not counts:  # the first prompt tells whether the server counts at all
-                first = await server.count(batch[0].input)
+                first = await counted(batch[0])
                 if first is None:
                     return None
                 counts[batch[0].id] = first

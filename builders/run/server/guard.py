@@ -13,7 +13,10 @@ keeps the end and answers as if nothing happened). A cut prompt shows in the ans
   tokens over the window): only a server that cut the prompt to its window answers that. The
   window is the server's own when it truncates (Ollama's num_ctx, whatever --max-model-len says).
 
-A cut row is recorded as failed with the reason; the run stops after ``STOP_AFTER`` of them.
+A cut row is recorded as failed with the reason; the run stops after ``STOP_AFTER`` of them, with a
+``CutPrompts`` error (exit 1: rows were sent). Whether the window is the cause is said: a prompt read
+that leaves room for the new tokens in a known window was not cut to fit it (a proxy, a chat template
+or another model shortened it), and a larger window would not help.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
+from ...base.errors import OneRulerError
 from ...spec.ids import config_of
 
 SLACK_TOKENS = 8
@@ -28,6 +32,12 @@ SLACK_SHARE = 0.02
 RATIO_DROP = 0.8
 RATIO_WARMUP = 3
 STOP_AFTER = 3
+
+
+class CutPrompts(OneRulerError):
+    """The run stopped because the server read shorter prompts than were sent. Exit code 1: rows were sent."""
+
+    exit_code = 1
 
 
 @dataclass
@@ -41,6 +51,8 @@ class TruncationGuard:
     ratios: dict[str, list[float]] = field(default_factory=dict)  # config → read/counted of its answers
     cut: list[str] = field(default_factory=list)  # ids of rows the server cut
     worst: str | None = None  # the first cut row's reason, for the final error
+    first: tuple[int, int] | None = None  # the first cut row's (prompt tokens sent, prompt tokens read)
+    window_cause: bool = True  # whether the first cut row was cut to fit the window
     no_usage: int = 0
 
     def check(self, ident: str, usage: dict | None) -> str | None:
@@ -56,23 +68,34 @@ class TruncationGuard:
         if reason is None:
             self.ratios.setdefault(config_of(ident), []).append(read / sent)
             return None
+        if self.worst is None:
+            self.worst, self.first = reason, (sent, read)
+            self.window_cause = self.fills_window(ident, read)
         self.cut.append(ident)
-        self.worst = self.worst or reason
         return reason
+
+    def fills_window(self, ident: str, read: int) -> bool:
+        """Whether the prompt read leaves no room for the row's new tokens in the (known) window."""
+        return self.window is not None and read + self.new_tokens.get(ident, 0) > self.window
 
     def _reason(self, ident: str, read: int, sent: int) -> str | None:
         how = "counted" if self.exact else "estimated"
         said = f"the server read {read} prompt tokens of the {sent} {how}"
-        if self.window is not None and read + self.new_tokens.get(ident, 0) > self.window:
+        if self.fills_window(ident, read):
             return f"truncated by the server: {said}, filling its {self.window}-token window"
+        shorter = None
         if self.exact and read < sent - max(SLACK_TOKENS, SLACK_SHARE * sent):
-            return f"truncated by the server: {said}"
+            shorter = said
         seen = self.ratios.get(config_of(ident), [])
         if not self.exact and len(seen) >= RATIO_WARMUP:
             floor = RATIO_DROP * statistics.median(seen)
             if read < floor * sent:
-                return f"truncated by the server: {said} (under {floor:.2f} of it; the config's other rows came back whole)"
-        return None
+                shorter = f"{said} (under {floor:.2f} of it; the config's other rows came back whole)"
+        if shorter is None:
+            return None
+        if self.window is None:
+            return f"truncated by the server: {shorter}"
+        return f"prompt cut short: {shorter}; its {self.window}-token window is not the cause"
 
     @property
     def stop(self) -> bool:

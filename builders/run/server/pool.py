@@ -18,7 +18,6 @@ from ...base.errors import OneRulerError, named_setting
 from ...spec.run_meta import ServerRecord
 from .client import Completion, ServerClient
 from .dialects import KnownServer
-from .secrets import public_url
 
 HEALTH_TIMEOUT_S = 10.0
 
@@ -42,8 +41,8 @@ class Server:
 
     @property
     def url(self) -> str:
-        """The base URL without credentials."""
-        return public_url(self.client.base_url)
+        """The base URL as it may be shown (user info and query values as ***)."""
+        return self.client.shown
 
     @property
     def slots(self) -> int | None:

@@ -102,7 +102,7 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
             counts = await server_counts(known, refs, prompts, concurrency, progress)
         except openai.APIConnectionError as exc:
             if not offline_ok:
-                raise OneRulerError(f"cannot reach {server.client.root_url} to count prompts "
+                raise OneRulerError(f"cannot reach {server.client.shown} to count prompts "
                                     f"({server.client.describe(exc, server.slots)})") from None
     if known is not None and counts is not None:
         warnings += implausible(counts, refs, facts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...base.errors import OneRulerError, SettingError, named_setting
+from .answers import ModelList
 from .client import ServerClient
 from .dialects import KnownServer, detect
 from .pool import Server, ServerPool
@@ -37,16 +38,20 @@ async def learn_window(client: ServerClient, max_model_len: int | None,
     if max_model_len is not None and max_model_len < 1:
         raise SettingError("max_model_len", f"must be positive (got {max_model_len})")
     try:
-        known = await detect(ServerProbe(client), served_card(client, await client.served_models()))
+        listed = await client.served_models()
+        known = await detect(ServerProbe(client), served_card(client, listed))
     except openai.APIConnectionError as exc:
         if max_model_len is not None and offline_ok:  # the window is given: a dry run goes on without the server
-            said = f"{client.base_url} is unreachable: prompts are estimated"
+            said = f"{client.shown} is unreachable: prompts are estimated"
             return Window(max_model_len, "--max-model-len"), [said], None
         if not offline_ok:
-            raise ServerUnreachable(f"cannot reach {client.base_url} ({client.describe(exc)}); is the server running?") from None
-        return Window(None, "server unreachable"), [f"{client.base_url} is unreachable: the window is unknown"], None
+            raise ServerUnreachable(f"cannot reach {client.shown} ({client.describe(exc)}); is the server running?") from None
+        return Window(None, "server unreachable"), [f"{client.shown} is unreachable: the window is unknown"], None
     facts = known.facts
-    warnings = list(facts.notes)
+    warnings = [*list_warnings(client, listed), *facts.notes]
+    unsent = client.address.unsent_user_info(client.secret)
+    if unsent:
+        warnings.append(unsent)
     if max_model_len is not None:
         if facts.truncates and facts.window and max_model_len > facts.window:
             warnings.append(f"--max-model-len {max_model_len} is larger than what {facts.kind} uses ({facts.window}, "
@@ -54,18 +59,30 @@ async def learn_window(client: ServerClient, max_model_len: int | None,
                             f"{facts.fix.format(need=max_model_len)}")
         return Window(max_model_len, "--max-model-len", facts.prompt_limit), warnings, known
     if facts.window is None:
-        warnings.append(f"{client.base_url} ({facts.kind}) does not report its window for {client.model!r}: pass "
+        warnings.append(f"{client.shown} ({facts.kind}) does not report its window for {client.model!r}: pass "
                         f"--max-model-len; overlong prompts will be rejected by the server and recorded as failed")
     return Window(facts.window, facts.window_source, facts.prompt_limit), warnings, known
 
 
-def served_card(client: ServerClient, models: list[dict] | None) -> dict | None:
+def list_warnings(client: ServerClient, listed: ModelList) -> list[str]:
+    """What the run must say about the server's model list: that it failed, or what in it is not a model card."""
+    if listed.problem is not None:
+        return [f"{client.shown}: the model list failed (GET /v1/models: {listed.problem}); the model name "
+                f"{client.model!r} was not checked, nor the window read from it"]
+    if listed.odd:
+        return [f"{client.shown}: GET /v1/models lists {len(listed.odd)} entr{'y' if len(listed.odd) == 1 else 'ies'} "
+                f"that are not model cards ({'; '.join(listed.odd[:3])}{'; ...' if len(listed.odd) > 3 else ''}): "
+                f"left out"]
+    return []
+
+
+def served_card(client: ServerClient, listed: ModelList) -> dict | None:
     """The model's entry in ``GET /v1/models`` (None: the server lists none); a model not served is an error."""
-    if models is None:
+    if listed.cards is None:
         return None
-    served = {m["id"]: m for m in models}
+    served = {m["id"]: m for m in listed.cards}
     if client.model not in served:
-        said = f"model {client.model!r} is not served by {client.base_url}; it serves: {', '.join(sorted(served)) or 'nothing'}"
+        said = f"model {client.model!r} is not served by {client.shown}; it serves: {', '.join(sorted(served)) or 'nothing'}"
         raise OneRulerError(f"{said} (give one of them to {named_setting('model')})")
     return served[client.model]
 

@@ -23,6 +23,7 @@ __all__ = ["CHAT_TEMPLATE_ALLOWANCE", "Dialect", "KnownServer", "ServerFacts", "
 def _candidates(card: dict | None, model: str) -> list[Dialect]:
     dialects: list[Dialect] = [Vllm(), HostedOpenAI(), LlamaCpp(), Ollama(), Tgi(), Sglang()]
     owner = (card or {}).get("owned_by")
+    owner = owner if isinstance(owner, str) else None  # a card of another shape hints at nothing
     hint = {"vllm": Vllm, "llamacpp": LlamaCpp, "sglang": Sglang, "library": Ollama, "ollama": Ollama}.get(owner)
     if owner in OWNERS:
         hint = HostedOpenAI

@@ -31,7 +31,8 @@ class LlamaCpp(Dialect):
         if not isinstance(settings, dict) or "total_slots" not in props:
             return None
         size, slots = positive_int(settings.get("n_ctx")), positive_int(props.get("total_slots"))
-        trained = positive_int(((card or {}).get("meta") or {}).get("n_ctx_train"))
+        meta = (card or {}).get("meta")
+        trained = positive_int(meta.get("n_ctx_train")) if isinstance(meta, dict) else None
         source = "n_ctx of one slot from GET /props" + (f"; the model was trained for {trained}" if trained else "")
         if server.api == "completions":
             self.counting = "llama.cpp's /tokenize (BOS added)"

@@ -4,7 +4,8 @@
 - Window: the *effective* ``num_ctx``, which is what Ollama's OpenAI endpoint uses: a Modelfile's
   ``PARAMETER num_ctx`` (in ``POST /api/show``'s ``parameters``), else the ``context_length`` the
   model was loaded with (``GET /api/ps``; the model is loaded first with an empty ``POST /api/generate``
-  when it is not), else the server's default (``OLLAMA_CONTEXT_LENGTH``; 4k under 24 GiB of VRAM),
+  when it is not: said on stderr, bounded by ``--load-timeout``), else the server's default
+  (``OLLAMA_CONTEXT_LENGTH``; 4k under 24 GiB of VRAM),
   which the API does not report. The model's own limit is ``model_info["<arch>.context_length"]``.
 - Ollama **silently truncates** a prompt longer than ``num_ctx`` (it keeps the end and reports the
   cut size in ``usage.prompt_tokens``): the preflight refuses rows that do not fit, and the run's
@@ -72,9 +73,11 @@ class Ollama(Dialect):
         """``context_length`` of the model in ``GET /api/ps``, loading it first if it is not loaded."""
         for attempt in range(2):
             ps = await server.get_json("/api/ps")
-            for model in (ps or {}).get("models") or [] if isinstance(ps, dict) else []:
+            loaded = ps.get("models") if isinstance(ps, dict) else None
+            for model in loaded if isinstance(loaded, list) else []:
                 if isinstance(model, dict) and server.model in (model.get("name"), model.get("model")):
                     return positive_int(model.get("context_length"))
             if attempt == 0:  # "If an empty prompt is provided, the model will be loaded into memory" (api.md)
-                await server.post_json("/api/generate", {"model": server.model}, timeout=None)
+                await server.load("/api/generate", {"model": server.model},
+                                  f"Ollama to load {server.model!r} into memory")
         return None
