@@ -37,7 +37,12 @@ threshold_option = click.option(
     help="Accuracy the absolute effective context length must keep (RULER: 85.6, Llama-2-7B at 4K).")
 depth_bins_option = click.option(
     "--depth-bins", default=10, show_default=True, type=click.IntRange(1, 100),
-    help="Equal bins of needle depth (0-100 %%) in depth.csv and depth.png.")
+    help="Bins of needle depth (0-100 %%) in depth.csv and depth.png: equal, or for a fixed-depth sweep centred on "
+         "0, 100/(N-1), ..., 100 %% (11: one bin per depth of the 0, 10, ..., 100 sweep).")
+depth_unit_option = click.option(
+    "--depth-unit", type=click.Choice(["tokens", "sentences"]), default=None,
+    help="Unit of needle depth in depth.csv and depth.png: tokens (%% of the haystack's tokens, needles[].token_depth) "
+         "or sentences (needles[].actual_depth) [default: tokens, sentences for exports that predate token depths].")
 grid_option = click.option(
     "--grid", type=click.Choice(["standard", "depth", "evidence"]), default=None,
     help="The grid globs select from (default: standard; depth: fixed-depth sweeps, evidence: mv{K}e_niah; "

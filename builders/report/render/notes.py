@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
+from ..views.depth import FALLBACK
 from ..views.summaries import disagreements
 from .tables import pct
 
@@ -27,10 +28,16 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     lines.append(f"intervals: 95 %; one config: Wilson; pooled: {report.columns.bootstrap.describe()}")
     size = document.sample_size
     if size:
+        indices = len(report.columns.bootstrap.labels)
         lines.append(f"sample size: {size.examples_per_config} examples per config; at the observed "
                      f"{pct(size.accuracy)} % two models must differ by about {pct(size.config_detectable_difference)} "
                      f"points on one config, {pct(size.overall_detectable_difference)} overall, to be told apart "
-                     f"(two-sided α 0.05, power 0.8); build with --samples N for tighter intervals (docs/scoring.md)")
+                     f"(two-sided α 0.05, power 0.8; overall from the {indices} example "
+                     f"{'index' if indices == 1 else 'indices'}, not the {document.overall.counted} rows: rows that "
+                     f"share an index share their draws and are not independent); build with --samples N for tighter "
+                     f"intervals (docs/scoring.md)")
+    if report.depth_fallback and any(r.needle_hits for r in report.scored):
+        lines.append(f"depth: depth.csv and depth.png are {FALLBACK}")
     if report.strict and document.paper_overall is not None:
         dis = disagreements(report.scored)
         lost = sum(d["paper"] for d in dis)

@@ -16,7 +16,7 @@ from ..score.records import Record
 from .bootstrap import ClusterBootstrap
 from .closed_form import Interval, wilson
 
-FIELDS = ("task", "language", "length", "tokenizer", "config")
+FIELDS = ("task", "language", "length", "tokenizer", "config", "fixed_depth")  # fixed_depth: a sweep's _at{D}, else None
 
 
 @dataclass(frozen=True)
