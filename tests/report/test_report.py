@@ -170,6 +170,9 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert "null predictions: 1 NIAH, 1 CWE; NIAH dropped from the accuracy, CWE counted wrong" in result.output
     assert "PARTIAL" not in result.output
     assert "finish_reason=length: 1 (1 NIAH, 0 CWE)" in result.output
+    # the overall detectable difference in words: why 19 rows are not 19 independent ones
+    assert ("overall from the 4 example indices, not the 19 rows: rows that share an index share their draws and are "
+            "not independent") in result.output
 
     with (out / "scores.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
