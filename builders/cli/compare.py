@@ -22,7 +22,7 @@ from .options import depth_bins_option, depth_unit_option, threshold_option
 @depth_bins_option
 @depth_unit_option
 @cli_errors
-def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int,
+def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int | None,
                     depth_unit: str | None) -> None:
     """Compare report folders of `oneruler score` (one per model): tables by task × length and by language with
     95 % intervals, effective context lengths, paired tests of every pair of models that scored the same rows

@@ -38,7 +38,7 @@ from .options import depth_bins_option, depth_unit_option, hub_cache_option, thr
 @hub_cache_option
 @cli_errors
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing_policy: str,
-                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int,
+                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int | None,
                   depth_unit: str | None, hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report

@@ -15,7 +15,7 @@ from ..spec.run_meta import RunMeta
 from .render.folder import write_report
 from .render.notes import render_notes
 from .render.tables import render_effective, render_errors, render_sweep, render_table
-from .report_data import ABSOLUTE_THRESHOLD, DEPTH_BINS, Report, ReportSettings, score_predictions
+from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
 from .score.needles import DepthUnit
 from .score.options import ScoringOptions
 from .score.predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
@@ -33,7 +33,7 @@ class PartialRun(OneRulerError):
 
 def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
                      meta: RunMeta | None = None, hub_cache: str | None = None, allow_partial: bool = False,
-                     threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS,
+                     threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int | None = None,
                      depth_unit: DepthUnit | None = None, echo: Callable[[str], None] = print) -> Report:
     """Score, print the tables (through ``echo``) and write the report folder.
 

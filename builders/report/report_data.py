@@ -21,16 +21,17 @@ from .score.records import Record, score_rows
 from .stats.cells import RecordColumns
 
 ABSOLUTE_THRESHOLD = 0.856  # RULER §3: Llama-2-7B's accuracy at 4K
-DEPTH_BINS = 10  # bins of 10 points by default
+DEPTH_BINS = 10  # bins of 10 points by default (a sweep's: one per step of its depths)
 
 
 @dataclass(frozen=True)
 class ReportSettings:
     """How the views read the records: ``threshold`` of the absolute effective length (a fraction), the number of
-    needle-depth bins and their unit (``depth_unit``; None: tokens when the dataset records them, else sentences)."""
+    needle-depth bins (None: ``DEPTH_BINS``, or for a fixed-depth sweep one per step of its depths) and their unit
+    (``depth_unit``; None: tokens when the dataset records them, else sentences)."""
 
     threshold: float = ABSOLUTE_THRESHOLD
-    depth_bins: int = DEPTH_BINS
+    depth_bins: int | None = None
     depth_unit: DepthUnit | None = None
 
 

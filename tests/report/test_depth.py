@@ -177,16 +177,19 @@ def test_a_sweep_has_a_bin_centred_on_each_of_its_depths(tmp_path):
             preds += [{"id": r["id"], "prediction": FAIL if depth == 50 else r["answers"][0]} for r in rows]
     export = write_export(tmp_path / "export", configs)
     preds_file = tmp_path / "sweep.jsonl"
-    folder = score_folder(export, preds, tmp_path / "sweep", "--depth-bins", "11")
+    folder = score_folder(export, preds, tmp_path / "sweep")  # the default for a sweep: one bin per step of 10
     rows = read_depth(folder)
     assert [(float(r["depth_low"]), float(r["depth_high"])) for r in rows] == [(0, 5)] + [
         (d - 5, d + 5) for d in range(10, 100, 10)] + [(95, 100)]
     assert [int(r["counted"]) for r in rows] == [6] * 11  # every swept depth in its own bin
     assert [int(r["passed"]) for r in rows] == [6] * 5 + [0] + [6] * 5
-    bins, cells = report_depth_cells(load_report(folder, ReportSettings(depth_bins=11)).report)
+    bins, cells = report_depth_cells(load_report(folder).report)
     panel = depth_figure(cells, bins, "sweep").axes[0]
     assert [t.get_text() for t in panel.get_yticklabels()] == [str(d) for d in range(0, 101, 10)]
     assert "bins centred on 0, 10, …, 100 (±5)" in panel.get_ylabel()
+    five = report_depth_cells(load_report(folder, ReportSettings(depth_bins=5)).report)[1]
+    # five bins centred on 0, 25, …, 100 (±12.5): the needles at 14.4, 18, 33, 35.5 % share the "25" bin
+    assert [(c.label, c.counted) for c in five] == [("0", 6), ("25", 24), ("50", 12), ("75", 12), ("100", 12)]
     # the console prints the sweep as a depth × length table, languages pooled
     printed = run_cli(["score", preds_file, "--dataset", export, "--out", tmp_path / "again"]).output
     table = printed[printed.index("fixed-depth sweep"):].split("\n\n")[0].splitlines()

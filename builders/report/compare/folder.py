@@ -117,7 +117,7 @@ def _difference_png(label_a: str, label_b: str, cells: list[PairedCell], grid_a:
     lengths = sorted({k[1] for k in grid})
     matrix = [[_diff_cell(grid.get((lang, n))) for n in lengths] for lang in languages]
     title = (f"{label_a} minus {label_b}: accuracy difference (points) by language and length; "
-             f"pale: not significant (Benjamini–Hochberg q ≥ 0.05)")
+             f"pale: not significant (sign-flip test over example indices, Benjamini–Hochberg q ≥ 0.05)")
     return difference_png(matrix, languages, [render_length(n) for n in lengths], title)
 
 

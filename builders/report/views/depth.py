@@ -5,10 +5,11 @@ languages into task × length × depth-bin cells (depth.csv), each with its clus
 interval, and the per-task grids the depth figures draw (``depth_grid``). Depths are in the
 Report's unit (``Report.depth_unit``: percent of the haystack's tokens, or of its sentences).
 
-Bins (``DepthBins``) are equal (``[100 b / B, 100 (b + 1) / B)``, 100 % in the last) unless the
-report holds fixed-depth sweep configs (``_at{D}``): then the B bins are centred on B evenly spaced
-depths 0, 100 / (B − 1), …, 100, each reaching half a step either side (the first and last half as
-wide), so that with B = 11 each depth of the 0, 10, …, 100 sweep has a bin of its own, labelled by it.
+Bins (``DepthBins``) are equal (``[100 b / B, 100 (b + 1) / B)``, 100 % in the last; B = 10 unless
+set) unless the report holds fixed-depth sweep configs (``_at{D}``): then the B bins are centred on
+B evenly spaced depths 0, 100 / (B − 1), …, 100, each reaching half a step either side (the first
+and last half as wide), so that with B = 11 each depth of the 0, 10, …, 100 sweep has a bin of its
+own, labelled by it; unless set, B is one per step of the swept depths (11 for that sweep).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...spec.configs import render_length
-from ..report_data import Report
+from ..report_data import DEPTH_BINS, Report
 from ..score.needles import DepthUnit
 from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap
@@ -72,11 +73,17 @@ class DepthBins:
         return text
 
 
+def sweep_bin_count(depths: Sequence[int]) -> int:
+    """One bin per multiple of the swept depths' common step: 11 for 0, 10, …, 100; 5 for 0, 25, …, 100."""
+    return 100 // math.gcd(100, *depths) + 1
+
+
 def depth_bins(report: Report) -> DepthBins:
-    """The bins of a report's depth view: its settings' count, its unit, centred when it holds sweep configs."""
-    count = report.settings.depth_bins
-    sweep = any(r.fixed_depth is not None for r in report.scored if r.needle_hits)
-    return DepthBins(count, report.depth_unit, centred=sweep and count > 1)
+    """The bins of a report's depth view in its unit: the settings' count (None: ``DEPTH_BINS`` equal bins, or for a
+    report holding sweep configs one per step of their depths), centred when the report holds sweep configs."""
+    sweep = sorted({r.fixed_depth for r in report.scored if r.needle_hits and r.fixed_depth is not None})
+    count = report.settings.depth_bins or (sweep_bin_count(sweep) if sweep else DEPTH_BINS)
+    return DepthBins(count, report.depth_unit, centred=bool(sweep) and count > 1)
 
 
 @dataclass(frozen=True)
