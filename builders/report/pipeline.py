@@ -14,7 +14,7 @@ from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
 from .render.folder import write_report
 from .render.notes import render_notes
-from .render.tables import render_effective, render_errors, render_sweep, render_table
+from .render.tables import plural, render_effective, render_errors, render_sweep, render_table
 from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
 from .score.needles import DepthUnit
 from .score.options import ScoringOptions
@@ -62,8 +62,9 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
         missing_lines = sum(total - have for have, total in partial.values())
         example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
         accept = named_setting("allow_partial")
-        raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
-                         f"(e.g. {example}); the run is unfinished: finish it, or pass {accept}")
+        have = "has" if missing_lines == 1 else "have"
+        raise PartialRun(f"{predictions}: {plural(missing_lines, 'row')} of {plural(len(partial), 'config')} {have} "
+                         f"no prediction line (e.g. {example}); the run is unfinished: finish it, or pass {accept}")
     return report
 
 

@@ -21,6 +21,7 @@ from ...spec.configs import render_length
 from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap, percentiles
 from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
+from ..render.tables import plural
 from ..stats.sign_flip import sign_flip_p, smallest_p
 from ..views.grouping import task_rank
 
@@ -174,7 +175,7 @@ def paired_cells(label_a: str, records_a: Sequence[Record], label_b: str, record
 
 
 def _indices(n: int) -> str:
-    return f"{n} example {'index' if n == 1 else 'indices'}"
+    return plural(n, "example index", "example indices")
 
 
 def headline(cells: list[PairedCell]) -> str:

@@ -17,6 +17,11 @@ from ..views.sweep import sweep_tables
 FEW_ROWS = 10  # a cell resting on fewer counted rows shows its count
 
 
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``1 config``, ``2 configs`` (``many``: the plural when it is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else many or noun + 's'}"
+
+
 def pct(value: float | None) -> str:
     """An accuracy as a percentage with one decimal ("-": none)."""
     return "-" if value is None else f"{100 * value:.1f}"
@@ -69,7 +74,7 @@ def render_table(report: Report, document: ScoresDocument) -> str:
     cov = document.coverage
     if cov.missing_lines:
         line += (f" -- PARTIAL: {cov.missing_lines} of {cov.rows} rows have no prediction line "
-                 f"({len(cov.partial_configs)} config(s) incomplete)")
+                 f"({plural(len(cov.partial_configs), 'config')} incomplete)")
     return f"{render_rows(head, lines)}\n\n{line}"
 
 

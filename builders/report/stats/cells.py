@@ -47,7 +47,7 @@ class Cell:
         if self.counted:
             return None
         if not self.lines:
-            return f"no prediction line for its {self.rows} row(s)"
+            return f"no prediction line for its {self.rows} {'row' if self.rows == 1 else 'rows'}"
         if self.truncated == self.lines:
             return f"all {self.lines} truncated (finish_reason=length) and dropped by the missing-answer policy"
         if self.no_response == self.lines:
