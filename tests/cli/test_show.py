@@ -1,15 +1,19 @@
 """``oneruler show``: a needle at 0 % or 100 % is marked like any other, and ``--dataset`` reads the row from an
-export (the same view as regenerating it, without sources or tokenizer files)."""
+export folder or a Hub dataset (the loopback Hub stand-in, tests/hub_server.py): the same view as regenerating it,
+without sources or tokenizer files."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hub_client import client_env, oneruler
+from hub_server import running_hub
 
 from builders.cli import cli
 
@@ -67,3 +71,14 @@ def test_a_missing_config_or_index_is_one_error_line(export):
     index = invoke(["show", "pl_s_niah_8k_at0", "--index", "7", "--dataset", export])
     assert index.exit_code == 2 and index.stderr.count("\n") == 1
     assert "has no example 7 (it has 2: --index 0 to 1)" in index.stderr
+
+
+def test_a_row_of_a_hub_dataset_shows_as_the_folders(export, tmp_path):
+    token = "hf_" + secrets.token_hex(16)
+    with running_hub(token) as (endpoint, _):
+        env = client_env(endpoint, tmp_path, token)
+        pushed = oneruler(["push", str(export), "--repo-id", "my-org/oneruler"], env, tmp_path)
+        assert pushed.returncode == 0, pushed.stderr[-3000:]
+        shown = oneruler(["show", "en_mv_niah_8k", "--index", "1", "--dataset", "my-org/oneruler"], env, tmp_path)
+    assert shown.returncode == 0, shown.stderr[-3000:]
+    assert shown.stdout == invoke(["show", "en_mv_niah_8k", "--index", "1", "--dataset", export]).output
