@@ -249,7 +249,7 @@ CASES = [
          ("mixes seeds or sample counts: --seed 42 --samples 2 (1 config); --seed 42 --samples 3 (1 config)",),
          setup=_edit_manifest),
     Case("score-partial-run", ("score", "{root}/preds.jsonl", "--dataset", "{export}", "--out", "{root}/report"), 1,
-         ("{root}/preds.jsonl: 1 row(s) of 1 config(s) have no prediction line", "pl_s_niah_8k 1/2", "--allow-partial"),
+         ("{root}/preds.jsonl: 1 row of 1 config has no prediction line", "pl_s_niah_8k 1/2", "--allow-partial"),
          setup=_file("preds.jsonl", json.dumps({"id": "pl_s_niah_8k/0", "prediction": "1234567"}) + "\n"),
          creates=("report",)),
 ]

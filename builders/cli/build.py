@@ -52,7 +52,7 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
     summary = build_dataset(request, log=echo_err, name_setting=flag_of)
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
-        f"{summary.out_dir} holds {summary.total_configs} configs, {summary.total_bytes / 1e6:.1f} MB of Parquet "
+        f"{summary.out_dir} holds {summary.total_configs} config{'' if summary.total_configs == 1 else 's'}, {summary.total_bytes / 1e6:.1f} MB of Parquet "
         f"({summary.seconds:.1f} s)"
     )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .handler import cli_errors
-from .options import depth_bins_option, threshold_option
+from .options import depth_bins_option, depth_unit_option, threshold_option
 
 
 @click.command("compare")
@@ -20,8 +20,10 @@ from .options import depth_bins_option, threshold_option
               help="Folder for the tables (CSV, Markdown) and figures (PNG).")
 @threshold_option
 @depth_bins_option
+@depth_unit_option
 @cli_errors
-def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int) -> None:
+def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int | None,
+                    depth_unit: str | None) -> None:
     """Compare report folders of `oneruler score` (one per model): tables by task × length and by language with
     95 % intervals, effective context lengths, paired tests of every pair of models that scored the same rows
     (paired.csv, difference heatmaps), per-model heatmaps, depth heatmaps, language-group curves, and "none"
@@ -30,7 +32,7 @@ def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: flo
     from ..report.compare.load import load_reports
     from ..report.report_data import ReportSettings
 
-    reports = load_reports(list(report_dirs), ReportSettings(threshold / 100, depth_bins))
+    reports = load_reports(list(report_dirs), ReportSettings(threshold / 100, depth_bins, depth_unit))
     text, written = write_comparison(reports, out_dir)
     click.echo(text)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")

@@ -36,8 +36,14 @@ threshold_option = click.option(
     "--threshold", default=85.6, show_default=True, type=click.FloatRange(0, 100), metavar="PERCENT",
     help="Accuracy the absolute effective context length must keep (RULER: 85.6, Llama-2-7B at 4K).")
 depth_bins_option = click.option(
-    "--depth-bins", default=10, show_default=True, type=click.IntRange(1, 100),
-    help="Equal bins of needle depth (0-100 %%) in depth.csv and depth.png.")
+    "--depth-bins", default=None, type=click.IntRange(1, 100), metavar="N",
+    help="Bins of needle depth (0-100 %%) in depth.csv and depth.png: N equal ones [default: 10], or for a report "
+         "with fixed-depth sweep configs N centred on 0, 100/(N-1), ..., 100 %% [default: one per step of the "
+         "sweep's depths: 11 for 0, 10, ..., 100].")
+depth_unit_option = click.option(
+    "--depth-unit", type=click.Choice(["tokens", "sentences"]), default=None,
+    help="Unit of needle depth in depth.csv and depth.png: tokens (%% of the haystack's tokens, needles[].token_depth) "
+         "or sentences (needles[].actual_depth) [default: tokens, sentences for exports that predate token depths].")
 grid_option = click.option(
     "--grid", type=click.Choice(["standard", "depth", "evidence"]), default=None,
     help="The grid globs select from (default: standard; depth: fixed-depth sweeps, evidence: mv{K}e_niah; "

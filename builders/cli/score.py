@@ -12,7 +12,7 @@ import click
 
 from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
 from .handler import cli_errors, fail
-from .options import hub_cache_option, depth_bins_option, threshold_option
+from .options import depth_bins_option, depth_unit_option, hub_cache_option, threshold_option
 
 
 @click.command("score")
@@ -34,11 +34,12 @@ from .options import hub_cache_option, depth_bins_option, threshold_option
 @click.option("--allow-partial", is_flag=True, help="Exit 0 even if some rows of the configs have no prediction line.")
 @threshold_option
 @depth_bins_option
+@depth_unit_option
 @hub_cache_option
 @cli_errors
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing_policy: str,
-                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int,
-                  hub_cache: str | None) -> None:
+                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int | None,
+                  depth_unit: str | None, hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
     from ..report.score.options import ScoringOptions
@@ -49,4 +50,5 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     options = ScoringOptions(strict, truncation, missing_policy, not keep_think, answer_tag)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
-                     allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins, echo=click.echo)
+                     allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins,
+                     depth_unit=depth_unit, echo=click.echo)

@@ -14,8 +14,9 @@ from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
 from .render.folder import write_report
 from .render.notes import render_notes
-from .render.tables import render_effective, render_errors, render_table
-from .report_data import ABSOLUTE_THRESHOLD, DEPTH_BINS, Report, ReportSettings, score_predictions
+from .render.tables import plural, render_effective, render_errors, render_sweep, render_table
+from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
+from .score.needles import DepthUnit
 from .score.options import ScoringOptions
 from .score.predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
 from .score.rows import load_rows
@@ -32,14 +33,15 @@ class PartialRun(OneRulerError):
 
 def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
                      meta: RunMeta | None = None, hub_cache: str | None = None, allow_partial: bool = False,
-                     threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int = DEPTH_BINS,
-                     echo: Callable[[str], None] = print) -> Report:
+                     threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int | None = None,
+                     depth_unit: DepthUnit | None = None, echo: Callable[[str], None] = print) -> Report:
     """Score, print the tables (through ``echo``) and write the report folder.
 
     Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
     out like absent lines (the config is partial). ``meta`` (the run's sidecar meta) is copied into
     scores.json; when it names this Hub dataset, the rows are read at the commit the run sent (not
-    main's head). ``threshold`` (fraction) is the absolute effective-length threshold.
+    main's head). ``threshold`` (fraction) is the absolute effective-length threshold; ``depth_unit`` the depth
+    view's unit (None: tokens when the dataset records them, else sentences).
     """
     options = options or ScoringOptions()
     preds = read_predictions(predictions)
@@ -53,15 +55,16 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
         extra["run"] = meta.to_json() if meta is not None else None
         extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
     report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
-                               ReportSettings(threshold, depth_bins), source.identity(), extra)
+                               ReportSettings(threshold, depth_bins, depth_unit), source.identity(), extra)
     _print_and_write(report, out_dir, left_out, echo)
     partial = partial_configs(report.records)
     if partial and not allow_partial:
         missing_lines = sum(total - have for have, total in partial.values())
         example = ", ".join(f"{name} {have}/{total}" for name, (have, total) in sorted(partial.items())[:3])
         accept = named_setting("allow_partial")
-        raise PartialRun(f"{predictions}: {missing_lines} row(s) of {len(partial)} config(s) have no prediction line "
-                         f"(e.g. {example}); the run is unfinished: finish it, or pass {accept}")
+        have = "has" if missing_lines == 1 else "have"
+        raise PartialRun(f"{predictions}: {plural(missing_lines, 'row')} of {plural(len(partial), 'config')} {have} "
+                         f"no prediction line (e.g. {example}); the run is unfinished: finish it, or pass {accept}")
     return report
 
 
@@ -71,6 +74,9 @@ def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], ec
     effective = effective_lengths(report.columns, report.settings.threshold)
     echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if report.strict else 'paper'} mode")
     echo(render_table(report, document))
+    sweep = render_sweep(report)
+    if sweep:
+        echo("\n" + sweep)
     echo("\neffective context length (RULER §3; per language in effective_length.csv):")
     echo(render_effective(effective))
     echo("\nerror types (examples in the accuracy):")

@@ -14,18 +14,24 @@ from click.testing import CliRunner
 from builders.cli import cli
 from builders.spec.schema import FEATURES
 
-# The row schema of exports written before issue 18, whose needles do not record ``actual_depth``.
+# The row schemas of exports written before issue 27, whose needles do not record ``token_depth``, and before
+# issue 18, whose needles do not record ``actual_depth`` either.
+BEFORE_TOKEN_DEPTH = datasets.Features({
+    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items() if k != "token_depth"})})
 BEFORE_ACTUAL_DEPTH = datasets.Features({
-    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items() if k != "actual_depth"})})
+    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items()
+                                          if k not in ("actual_depth", "token_depth")})})
 
 
 def make_row(config: str, index: int, task: str, ctx: str, inst: str, length: int, answers, needles=()) -> dict:
-    """One row with every column of the schema; ``needles`` as (key, value, depth[, actual_depth]) tuples."""
+    """One row with every column of the schema; ``needles`` as (key, value, depth[, actual_depth[, token_depth]])
+    tuples."""
     return {
         "id": f"{config}/{index}", "config": config, "task": task, "context_language": ctx,
         "instruction_language": inst, "length": length, "tokenizer": "cl100k_base",
         "input": f"<text>haystack {index}</text> question?", "answers": list(answers), "num_tokens": 12,
-        "needles": [dict(zip(("key", "value", "depth", "actual_depth"), n)) for n in needles], "queries": ["key"],
+        "needles": [dict(zip(("key", "value", "depth", "actual_depth", "token_depth"), n)) for n in needles],
+        "queries": ["key"],
         "context_span": [6, 20], "index": index, "seed": 42, "reserve": 50 if task.startswith("cwe") else 30,
         "budget": length - 30, "num_units": 3, "cwe_freq_common": 0, "cwe_freq_uncommon": 0,
         "cwe_pool_size": 0, "cwe_pool_exhausted": False,
@@ -40,7 +46,9 @@ def write_export(root: Path, configs: dict[str, list[dict]], manifest: str | Non
     for n, (name, rows) in enumerate(configs.items()):
         rel = f"data/{name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        features = FEATURES if any("actual_depth" in x for r in rows for x in r["needles"]) else BEFORE_ACTUAL_DEPTH
+        needles = [x for r in rows for x in r["needles"]]
+        features = (FEATURES if any("token_depth" in x for x in needles)
+                    else BEFORE_TOKEN_DEPTH if any("actual_depth" in x for x in needles) else BEFORE_ACTUAL_DEPTH)
         pq.write_table(datasets.Dataset.from_list(rows, features=features).data.table, root / rel, compression="zstd")
         meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
     text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# ONERULER (test)\n"

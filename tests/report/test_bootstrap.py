@@ -60,6 +60,15 @@ def test_a_pool_without_spread_gets_wilson_for_its_distinct_indices():
     assert interval.as_list() == wilson(10, 10).as_list()
 
 
+def test_a_pool_whose_indices_all_fare_alike_is_as_uncertain_as_its_indices():
+    # one index, two needles, one found: every resample draws that index, so the resampled accuracy is always 50 %;
+    # the pool is one independent example, not a sure 50 %: Wilson for half of one example
+    interval = _pooled_interval([7, 7], [1.0, 0.0])
+    assert interval.as_list() == wilson(0.5, 1).as_list() and interval.width > 0.8
+    # three indices each half found: again no spread, Wilson at 50 % of three examples
+    assert _pooled_interval([1, 1, 2, 2, 3, 3], [1, 0, 0, 1, 1, 0]).as_list() == wilson(1.5, 3).as_list()
+
+
 def test_many_pools_at_once_and_rows_in_no_pool():
     indices = np.tile(np.arange(50), 4)
     boot = ClusterBootstrap(indices)

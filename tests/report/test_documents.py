@@ -12,7 +12,7 @@ from builders.base.errors import OneRulerError
 from builders.report.compare.load import load_report
 from builders.report.documents.examples_jsonl import read_examples
 from builders.report.documents.scores_json import ScoresDocument, read_scores
-from builders.report.views.depth import depth_cells
+from builders.report.views.depth import report_depth_cells
 from builders.report.views.document import scores_document
 
 NEW_KEYS = ("intervals", "sample_size", "dataset")
@@ -25,7 +25,8 @@ def folders(tmp_path_factory):
     for n in (8, 32):
         name = f"pl_mq_niah_{n}k"
         configs[name] = [make_row(name, i, "mq_niah", "pl", "pl", n * 1000, [f"{5_000_000 + i}", f"{6_000_000 + i}"],
-                                  [("a", f"{5_000_000 + i}", 10 * i), ("b", f"{6_000_000 + i}", 90 - 10 * i)])
+                                  [("a", f"{5_000_000 + i}", 10 * i, None, 10 * i + 3.5),
+                                   ("b", f"{6_000_000 + i}", 90 - 10 * i, None, 87 - 10 * i)])
                          for i in range(6)]
     export = write_export(tmp / "export", configs)
     preds = [{"id": r["id"], "prediction": [" ".join(r["answers"]), r["answers"][0], "brak", None][r["index"] % 4],
@@ -52,10 +53,11 @@ def test_a_report_rebuilt_from_its_folder_computes_the_same_numbers(folders, mod
         assert again[key] == original[key], key
     with (folders[mode] / "depth.csv").open(encoding="utf-8") as handle:
         written = [line.rstrip("\n") for line in handle][1:]
-    depth = depth_cells(rebuilt.scored, rebuilt.columns.bootstrap, rebuilt.settings.depth_bins)
+    _, depth = report_depth_cells(rebuilt)
     assert [",".join("" if v is None else str(v) for v in c.csv_row()) for c in depth] == written
-    hits = [r.needle_hits for r in read_examples(folders[mode])]
-    assert hits[0] == ((0.0, True), (90.0, True)) and hits[1] == ((10.0, True), (80.0, False))
+    assert {c.depth_unit for c in depth} == {"tokens"}
+    hits = [r.needle_hits for r in read_examples(folders[mode])]  # (sentence depth, retrieved, token depth)
+    assert hits[0] == ((0.0, True, 3.5), (90.0, True, 87.0)) and hits[1] == ((10.0, True, 13.5), (80.0, False, 77.0))
 
 
 def test_an_older_scores_json_without_intervals_still_reads(folders):

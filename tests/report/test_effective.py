@@ -77,3 +77,40 @@ def test_threshold_option_and_printed_table(report):
 ])
 def test_reach(values, expected):
     assert reach([8000, 32000, 64000, 128000], values, 0.856) == expected
+
+
+def one_language(tmp, name: str, passes: dict[int, int]) -> tuple:
+    """An export of en s_niah at the given lengths (tokens) with ``passes`` of 50 rows passing at each, scored."""
+    configs, preds = {}, []
+    for length, k in passes.items():
+        config = f"en_s_niah_{length // 1000}k"
+        rows = [make_row(config, i, "s_niah", "en", "en", length, [str(4_000_000 + length + i)],
+                         [("k", str(4_000_000 + length + i), 50)]) for i in range(50)]
+        configs[config] = rows
+        preds += [{"id": r["id"], "prediction": r["answers"][0] if r["index"] < k else "1234567"} for r in rows]
+    export = write_export(tmp / f"{name}-export", configs)
+    return export, preds, score_folder(export, preds, tmp / name, model=name)
+
+
+def test_one_length_leaves_the_relative_rule_undetermined(tmp_path):
+    _, _, folder = one_language(tmp_path, "one", {8000: 25})  # 50 %: the relative rule would call it "≥8k"
+    table = lines(folder)
+    relative = table[("all languages", "all tasks", "relative")]
+    assert (relative["threshold"], relative["effective_length"], relative["effective_length_conservative"]) == (
+        "", "not determined (one length)", "not determined (one length)")
+    assert table[("all languages", "all tasks", "absolute")]["effective_length"] == "<8k"  # 50 % < 85.6 %: determined
+    result = run_cli(["compare", folder, "--out", tmp_path / "cmp"])
+    assert "all tasks   relative    not determined (one length)\n" in result.output
+
+
+def test_a_2k_run_uses_its_2k_rows_and_every_length_in_order(tmp_path):
+    _, _, short = one_language(tmp_path, "short", {2000: 50})
+    table = lines(short)
+    assert table[("en", "all tasks", "absolute")]["effective_length"] == "≥2k"
+    assert table[("en", "all tasks", "absolute")]["accuracy_by_length"].startswith("2k 100.0 [")
+    _, _, mixed = one_language(tmp_path, "mixed", {16000: 30, 2000: 50, 8000: 45})  # 100 %, 90 %, 60 %
+    table = lines(mixed)
+    absolute, relative = table[("en", "all tasks", "absolute")], table[("en", "all tasks", "relative")]
+    assert absolute["accuracy_by_length"].split("; ")[0].startswith("2k 100.0")
+    assert [part.split()[0] for part in absolute["accuracy_by_length"].split("; ")] == ["2k", "8k", "16k"]
+    assert (absolute["effective_length"], relative["effective_length"]) == ("8k", "8k")  # 90 % holds, 60 % does not

@@ -101,3 +101,38 @@ def test_reports_of_different_datasets_are_not_paired(folders):
     assert "compare their intervals instead" in output
     assert not (out / "paired.csv").exists() and not list(out.glob("diff-*.png"))
     assert (out / "by_language.csv").is_file()  # the unpaired tables with each model's own intervals
+
+
+def test_a_difference_in_one_example_index_is_not_significant_overall(tmp_path):
+    # 16 configs of 50 rows; model B fails example index 1 in every config, where model A passes it: 16
+    # discordant rows, all for A (an exact McNemar test over the rows: p = 2 x 0.5^16), but one cluster
+    configs = {}
+    for lang in LANGS:
+        for n in (8, 32, 64, 128):
+            name = f"{lang}_s_niah_{n}k"
+            configs[name] = [make_row(name, i, "s_niah", lang, lang, n * 1000, [str(5_000_000 + 991 * i + n)],
+                                      [("k", str(5_000_000 + 991 * i + n), 2 * i)]) for i in range(50)]
+    export = write_export(tmp_path / "export", configs)
+
+    def answers(model: str) -> list[dict]:
+        return [{"id": r["id"], "finish_reason": "stop",
+                 "prediction": "1234567" if r["index"] % 10 == 0 or (model == "b" and r["index"] == 1) else r["answers"][0]}
+                for rows in configs.values() for r in rows]
+
+    a = score_folder(export, answers("a"), tmp_path / "a", model="model-a")
+    b = score_folder(export, answers("b"), tmp_path / "b", model="model-b")
+    output, out = compare(tmp_path, "cmp", a, b)
+    paired = read_paired(out)
+    overall = next(r for r in paired if r["scope"] == "overall")
+    assert (overall["n"], overall["indices"], overall["a_only"], overall["b_only"]) == ("800", "50", "16", "0")
+    assert (overall["test"], overall["p_value"], overall["significant"]) == ("cluster sign-flip", "1.0", "False")
+    assert {r["test"] for r in paired if r["scope"] == "config"} == {"exact McNemar"}
+    assert {r["test"] for r in paired if r["scope"] != "config"} == {"cluster sign-flip"}
+    assert not [r for r in paired if r["significant"] == "True"]
+    # the headline leads, clustered: the paired cluster-bootstrap interval and the sign-flip p, then which test is which
+    lines = output.splitlines()
+    assert lines[1].startswith("model-a vs model-b: 90.0 vs 88.0, difference +2.0 points, 95 % paired cluster-bootstrap "
+                               "interval [") and lines[1].endswith("sign-flip p = 1 over 50 example indices (not significant)")
+    assert lines[2].startswith("tests: a config's p is McNemar's exact test") and "rows sharing an index are not independent" in lines[2]
+    markdown = (out / "compare.md").read_text(encoding="utf-8")
+    assert markdown.index(lines[1]) < markdown.index(lines[2]) < markdown.index("## Accuracy")

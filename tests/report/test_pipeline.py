@@ -24,7 +24,7 @@ def test_a_partial_run_names_the_setting_and_still_writes_the_folder(tmp_path):
                                       f"or pass allow_partial")
     assert caught.value.settings == ("allow_partial",) and caught.value.exit_code == 1
     worded = caught.value.worded(flag_of)
-    assert worded.startswith(f"{preds}: 2 row(s)") and worded.endswith("finish it, or pass --allow-partial")
+    assert worded.startswith(f"{preds}: 2 rows of 1 config have") and worded.endswith("finish it, or pass --allow-partial")
     assert (tmp_path / "out" / "scores.json").is_file() and any(line.startswith("\nwrote ") for line in printed)
     report = score_and_report(preds, str(export), tmp_path / "again", allow_partial=True, echo=printed.append)
     assert [r.no_line for r in report.records] == [False, True, True] and len(report.scored) == 1

@@ -46,6 +46,11 @@ def test_labels_are_white_on_dark_cells_and_black_on_light_ones(figure):
     assert colours["50*"] == "black"  # 50 % is pale yellow (and its 36.6-63.4 interval is wider than 20 points)
 
 
+def test_the_colorbar_says_what_it_measures(figure):
+    colorbar = next(ax for ax in figure.axes if ax.get_label() == "<colorbar>")
+    assert colorbar.get_ylabel() == "accuracy (%)"
+
+
 def test_empty_cells_say_why_and_are_hatched(figure):
     texts = labels(figure)
     assert "50 cut" in texts and "no rows" in texts

@@ -170,6 +170,9 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert "null predictions: 1 NIAH, 1 CWE; NIAH dropped from the accuracy, CWE counted wrong" in result.output
     assert "PARTIAL" not in result.output
     assert "finish_reason=length: 1 (1 NIAH, 0 CWE)" in result.output
+    # the overall detectable difference in words: why 19 rows are not 19 independent ones
+    assert ("overall from the 4 example indices, not the 19 rows: rows that share an index share their draws and are "
+            "not independent") in result.output
 
     with (out / "scores.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
@@ -233,7 +236,7 @@ def test_strict_mode_reports_disagreements(export, cache, tmp_path):
     assert data["disagreements"]["count"] == 2
     assert {(d["id"], d["paper"], d["strict"]) for d in data["disagreements"]["examples"]} == {
         ("en_s_niah_32k/2", 0, 1), ("de_none_niah_8k/1", 1, 0)}
-    assert "strict vs paper: 2 example(s) differ (1 pass only in paper mode, 1 only in strict mode)" in result.output
+    assert "strict vs paper: 2 examples differ (1 pass only in paper mode, 1 only in strict mode)" in result.output
     assert len((out / "disagreements.jsonl").read_text(encoding="utf-8").splitlines()) == 2
 
 
@@ -357,7 +360,7 @@ def test_rows_without_a_prediction_line_make_a_partial_run(export, cache, tmp_pa
     result, out = score(export, cache, tmp_path, records)
     assert result.exit_code == 1, result.output
     error = [line for line in result.output.splitlines() if line.startswith("error:")]
-    assert len(error) == 1 and "2 row(s) of 1 config(s) have no prediction line" in error[0]
+    assert len(error) == 1 and "2 rows of 1 config have no prediction line" in error[0]
     assert "pl_mk_niah_8k 2/4" in error[0] and "--allow-partial" in error[0]
     # the report is still written, and never claims completeness
     data = json.loads((out / "scores.json").read_text(encoding="utf-8"))
@@ -426,7 +429,7 @@ def test_an_empty_cell_says_why_and_what_to_do(export, cache, tmp_path):
         row = {r["config"]: r for r in csv.DictReader(handle)}["en_s_niah_8k"]
     assert row["empty_reason"] == "all 4 truncated (finish_reason=length) and dropped by the missing-answer policy"
     assert (row["accuracy"], row["ci_low"], row["counted"]) == ("", "", "0")
-    assert ("empty: 1 config(s) have no counted row, all 4 truncated (finish_reason=length) and dropped by the "
+    assert ("empty: 1 config has no counted row, all 4 truncated (finish_reason=length) and dropped by the "
             "missing-answer policy: en_s_niah_8k") in result.output
     assert "rerun with a larger --max-tokens (`oneruler run`), or score the cut text with --truncated score" in result.output
     preds = {p["id"]: Prediction(p["id"], p["prediction"], p.get("finish_reason"), n) for n, p in enumerate(records, 1)}

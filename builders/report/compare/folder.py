@@ -14,11 +14,11 @@ from ..render.plots import (GridCell, depth_png, difference_png, group_curves_pn
                             none_errors_png)
 from ..render.tables import cell_text, render_rows
 from ..stats.cells import Cell
-from ..views.depth import DepthCell, depth_cells
-from ..views.effective import ALL_LANGUAGES, EffectiveLength, effective_lengths
+from ..views.depth import DepthCell, depth_title, report_depth_cells
+from ..views.effective import ALL_LANGUAGES, ONE_LENGTH, EffectiveLength, effective_lengths
 from ..views.heatmap import HeatmapGrid, heatmap
 from .load import ModelReport
-from .paired import PairedCell, pair_summary, paired_cells, pairing
+from .paired import TESTS_LINE, PairedCell, headline, pair_summary, paired_cells, pairing
 from .tables import group_curves, language_table, none_errors, task_length_table
 
 
@@ -68,18 +68,26 @@ def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
         if scope != ALL_LANGUAGES:
             continue
         cells = [found.get((m, scope, tasks, definition)) for m in per_model]
-        rows.append([tasks, definition] + [f"{e.effective_length} ({e.effective_length_conservative})" if e else "-"
-                                           for e in cells])
+        rows.append([tasks, definition] + [_effective_text(e) for e in cells])
     text = ("effective context length (RULER §3): estimate (with 95 % confidence); per language in effective_length.csv\n"
             + render_rows(head, rows))
     lines = [[m] + e.csv_row() for m, rows in per_model.items() for e in rows]
     return text, csv_bytes(("model",) + EffectiveLength.HEADER, lines)
 
 
-def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, dict[str, bytes]]:
-    """Every pair of models: paired.csv, a difference heatmap per pair, and the printed summary (``grids``: each
-    model's heatmap, whose language order the difference heatmaps keep)."""
-    texts, files, every = [], {}, []
+def _effective_text(e: EffectiveLength | None) -> str:
+    """``32k (8k)``: the estimate and, in brackets, the length held with 95 % confidence; a lone length once."""
+    if e is None:
+        return "-"
+    if e.effective_length == e.effective_length_conservative == ONE_LENGTH:
+        return ONE_LENGTH
+    return f"{e.effective_length} ({e.effective_length_conservative})"
+
+
+def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, str, dict[str, bytes]]:
+    """Every pair of models: the headline (each pair's clustered overall result), the printed summary, paired.csv
+    and a difference heatmap per pair (``grids``: each model's heatmap, whose language order they keep)."""
+    heads, texts, files, every = [], [], {}, []
     for i, a in enumerate(reports):
         for b in reports[i + 1:]:
             reason = pairing(a.document.manifest_sha256(), b.document.manifest_sha256())
@@ -87,13 +95,19 @@ def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, 
             if reason or not cells:
                 texts.append(f"{a.label} vs {b.label}: no paired comparison ({reason or 'no row counted in both'}); "
                              f"compare their intervals instead")
+                heads.append(texts[-1])
                 continue
             every += cells
+            heads.append(headline(cells))
             texts.append(pair_summary(cells))
             files[f"diff-{slug(a.label)}-vs-{slug(b.label)}.png"] = _difference_png(a.label, b.label, cells, grids[i])
     if every:
         files = {"paired.csv": csv_bytes(PairedCell.HEADER, [c.csv_row() for c in every]), **files}
-    return "\n".join(texts), files
+    if every:
+        texts.append(TESTS_LINE)
+    head = "" if not heads else "\n".join(["overall, paired (rows sharing an example index are resampled and tested "
+                                           "together):", *heads] + ([TESTS_LINE] if every else []))
+    return head, "\n".join(texts), files
 
 
 def _difference_png(label_a: str, label_b: str, cells: list[PairedCell], grid_a: HeatmapGrid) -> bytes:
@@ -103,7 +117,7 @@ def _difference_png(label_a: str, label_b: str, cells: list[PairedCell], grid_a:
     lengths = sorted({k[1] for k in grid})
     matrix = [[_diff_cell(grid.get((lang, n))) for n in lengths] for lang in languages]
     title = (f"{label_a} minus {label_b}: accuracy difference (points) by language and length; "
-             f"pale: not significant (Benjamini–Hochberg q ≥ 0.05)")
+             f"pale: not significant (sign-flip test over example indices, Benjamini–Hochberg q ≥ 0.05)")
     return difference_png(matrix, languages, [render_length(n) for n in lengths], title)
 
 
@@ -119,9 +133,10 @@ def _model_figures(r: ModelReport, grid: HeatmapGrid) -> tuple[dict[str, bytes],
     files = {f"heatmap-{slug(r.label)}.png": language_heatmap_png(grid, f"{r.label}: accuracy (%) on {grid.scope}")}
     lengths, curves = group_curves(r)
     files[f"groups-{slug(r.label)}.png"] = group_curves_png(lengths, curves, r.label)
-    depth = depth_cells(r.report.scored, r.report.columns.bootstrap, r.report.settings.depth_bins)
+    bins, depth = report_depth_cells(r.report)
     if depth:
-        files[f"depth-{slug(r.label)}.png"] = depth_png(depth, f"{r.label}: accuracy (%) by needle depth, languages pooled")
+        title = depth_title(r.report, f"{r.label}: accuracy (%) by needle depth, languages pooled")
+        files[f"depth-{slug(r.label)}.png"] = depth_png(depth, bins, title)
     return files, depth
 
 
@@ -130,9 +145,10 @@ def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, li
     grids = [heatmap(r.report.columns) for r in reports]
     text, markdown, files = _tables(reports)
     effective_text, files["effective_length.csv"] = _effective(reports)
-    paired_text, paired_files = _paired(reports, grids)
-    files["compare.md"] = (f"# ONERULER comparison\n\n{markdown}\n## Effective context length\n\n```\n{effective_text}\n```\n\n"
-                           f"## Paired comparisons\n\n```\n{paired_text}\n```\n").encode("utf-8")
+    head, paired_text, paired_files = _paired(reports, grids)
+    lead = f"## Headline\n\n```\n{head}\n```\n\n" if head else ""
+    files["compare.md"] = (f"# ONERULER comparison\n\n{lead}{markdown}\n## Effective context length\n\n```\n"
+                           f"{effective_text}\n```\n\n## Paired comparisons\n\n```\n{paired_text}\n```\n").encode("utf-8")
     files.update(paired_files)
     depth_rows = []
     for r, grid in zip(reports, grids):
@@ -142,4 +158,5 @@ def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, li
     files["depth.csv"] = csv_bytes(("model",) + DepthCell.HEADER, depth_rows)
     languages, counts, scope = none_errors(reports)
     files["none-errors.png"] = none_errors_png(languages, counts, scope)
-    return f"{text}\n\n{effective_text}\n\npaired comparisons\n{paired_text}", write_files(out_dir, files)
+    printed = f"{text}\n\n{effective_text}\n\npaired comparisons\n{paired_text}"
+    return (f"{head}\n\n{printed}" if head else printed), write_files(out_dir, files)

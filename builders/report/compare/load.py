@@ -28,7 +28,10 @@ def load_report(path: Path, settings: ReportSettings = ReportSettings()) -> Mode
     """A report folder written by ``oneruler score``; the label is the run's model, else the folder name."""
     path = Path(path)
     document = read_scores(path)
-    report = Report(document.options, tuple(read_examples(path)), settings, document.dataset)
+    try:
+        report = Report(document.options, tuple(read_examples(path)), settings, document.dataset)
+    except OneRulerError as exc:  # e.g. token depths asked of a report scored without them
+        raise OneRulerError(f"{path}: {exc.marked}") from None
     if not report.records:
         raise OneRulerError(f"{path}: examples.jsonl holds no example")
     return ModelReport(str(document.model or path.name), path, document, report)

@@ -4,8 +4,10 @@ Two reports pair when they scored the same rows: the same dataset manifest sha25
 scoring time, else by the run's meta). Rows counted in both reports are compared per config, per
 task × length, per language × length (the heatmap's NIAH pool), per language and overall: the
 difference in accuracy, a paired cluster-bootstrap 95 % interval (example indices resampled, both
-models' outcomes moving together), an exact McNemar p-value, and Benjamini–Hochberg q-values
-across the cells of each table; ``significant`` is q < 0.05.
+models' outcomes moving together), a p-value and Benjamini–Hochberg q-values across the cells of
+each table; ``significant`` is q < 0.05. A config's p-value (one row per example index: its rows
+are independent) is McNemar's exact test; a pooled cell's rows share example indices, so its
+p-value is the exact cluster sign-flip test over the indices (``stats/sign_flip.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from ...spec.configs import render_length
 from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap, percentiles
 from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
+from ..render.tables import plural
+from ..stats.sign_flip import sign_flip_p, smallest_p
 from ..views.grouping import task_rank
 
 # table name -> the record fields of its cells ("NIAH" tables keep NIAH rows when there are any)
@@ -26,6 +30,11 @@ TABLES: dict[str, tuple[str, ...]] = {
     "config": ("config",), "task × length": ("task", "length"), "language × length": ("language", "length"),
     "language": ("language",), "overall": (),
 }
+MCNEMAR, SIGN_FLIP = "exact McNemar", "cluster sign-flip"  # the test of a config's cells, of a pooled cell's
+TESTS_LINE = ("tests: a config's p is McNemar's exact test (one row per example index: its rows are independent); "
+              "a pooled cell's p (task × length, language × length, language, overall) is the exact sign-flip test "
+              "over example indices (rows sharing an index are not independent; docs/scoring.md); q: "
+              "Benjamini–Hochberg within each table")
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class PairedCell:
     scope: str  # the table: config, task × length, language × length, language, overall
     cell: str  # e.g. pl_s_niah_8k, "s_niah 8k", "pl 8k", pl, all
     n: int  # rows counted in both reports
+    indices: int  # the example indices those rows come from (the clusters)
     acc_a: float
     acc_b: float
     diff: float  # acc_a - acc_b
@@ -44,13 +54,14 @@ class PairedCell:
     ci_high: float
     a_only: int  # rows only model A passed
     b_only: int
+    test: str  # MCNEMAR (a config) or SIGN_FLIP (a pooled cell)
     p_value: float
     q_value: float
     significant: bool
     key: tuple = ()  # the cell's field values (not written)
 
-    HEADER = ("model_a", "model_b", "scope", "cell", "n", "acc_a", "acc_b", "diff", "ci_low", "ci_high", "a_only",
-              "b_only", "p_value", "q_value", "significant")
+    HEADER = ("model_a", "model_b", "scope", "cell", "n", "indices", "acc_a", "acc_b", "diff", "ci_low", "ci_high",
+              "a_only", "b_only", "test", "p_value", "q_value", "significant")
 
     def csv_row(self) -> list[Any]:
         """The values in ``HEADER`` order: accuracies to 6 decimals, p and q to 6 significant digits."""
@@ -128,22 +139,29 @@ def paired_tables(rows: Sequence[Record], is_niah_pool: Callable[[str], bool]) -
 
 
 def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
-    """The cells of one table: difference with its paired bootstrap interval, McNemar p and BH q per cell."""
+    """The cells of one table: difference with its paired bootstrap interval, p (McNemar per config, the cluster
+    sign-flip test for pooled cells) and BH q per cell."""
     pool, passed_a, passed_b, keys = table.pool, pair.passed_a, pair.passed_b, table.keys
     sums = pair.bootstrap.sums(pool, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
     bounds = percentiles(pair.bootstrap.difference(sums))
     n = sums.counted.sum(axis=1)
+    indices = (sums.counted > 0).sum(axis=1)
     wins_a = np.bincount(pool[pool >= 0], weights=(passed_a * (1 - passed_b))[pool >= 0], minlength=len(keys))
     wins_b = np.bincount(pool[pool >= 0], weights=(passed_b * (1 - passed_a))[pool >= 0], minlength=len(keys))
-    p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
+    test = MCNEMAR if table.name == "config" else SIGN_FLIP
+    if test == MCNEMAR:
+        p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
+    else:
+        p_values = [sign_flip_p(row) for row in sums.passed - sums.passed_b]
     q_values = bh_qvalues(p_values)
     cells = []
     for k, key in enumerate(keys):
         acc_a, acc_b = sums.passed[k].sum() / n[k], sums.passed_b[k].sum() / n[k]
-        cells.append(PairedCell(pair.model_a, pair.model_b, table.name, _key_text(table.fields, key), int(n[k]),
-                                float(acc_a), float(acc_b), float(acc_a - acc_b), float(bounds[0, k]),
-                                float(bounds[1, k]), int(wins_a[k]), int(wins_b[k]), p_values[k], q_values[k],
-                                q_values[k] < ALPHA, key))
+        cells.append(PairedCell(
+            pair.model_a, pair.model_b, table.name, _key_text(table.fields, key), n=int(n[k]), indices=int(indices[k]),
+            acc_a=float(acc_a), acc_b=float(acc_b), diff=float(acc_a - acc_b), ci_low=float(bounds[0, k]),
+            ci_high=float(bounds[1, k]), a_only=int(wins_a[k]), b_only=int(wins_b[k]), test=test, p_value=p_values[k],
+            q_value=q_values[k], significant=q_values[k] < ALPHA, key=key))
     return cells
 
 
@@ -156,27 +174,49 @@ def paired_cells(label_a: str, records_a: Sequence[Record], label_b: str, record
     return [cell for table in paired_tables(pair.rows, is_niah_pool) for cell in table_cells(pair, table)]
 
 
+def _indices(n: int) -> str:
+    return plural(n, "example index", "example indices")
+
+
+def headline(cells: list[PairedCell]) -> str:
+    """The overall result of a pair, clustered (``A vs B: ...``; see ``_overall_text``)."""
+    overall = next(c for c in cells if c.scope == "overall")
+    return f"{overall.model_a} vs {overall.model_b}: {_overall_text(overall)}"
+
+
+def _overall_text(overall: PairedCell) -> str:
+    """The accuracies, the difference with its paired cluster-bootstrap interval and the cluster sign-flip p; when the
+    example indices are too few for any p below 0.05, it says so."""
+    verdict = "significant" if overall.significant else "not significant"
+    line = (f"{100 * overall.acc_a:.1f} vs {100 * overall.acc_b:.1f}, difference {100 * overall.diff:+.1f} points, "
+            f"95 % paired cluster-bootstrap interval "
+            f"[{100 * overall.ci_low:+.1f}, {100 * overall.ci_high:+.1f}], sign-flip p {_p_text(overall.p_value)} "
+            f"over {_indices(overall.indices)} ({verdict})")
+    floor = smallest_p(overall.indices)
+    if floor >= ALPHA:
+        line += f"; with {_indices(overall.indices)} no p can be below {floor:.3g}: build with --samples N"
+    return line
+
+
 def pair_summary(cells: list[PairedCell]) -> str:
-    """Per table: how many cells differ significantly, and in whose favour; then the overall difference."""
+    """The clustered overall result first, then per table how many cells differ significantly and in whose favour."""
     a, b = cells[0].model_a, cells[0].model_b
-    lines = [f"{a} vs {b}: {cells[-1].n} rows counted in both"]
+    overall = next(c for c in cells if c.scope == "overall")
+    lines = [f"{a} vs {b}: {overall.n} rows counted in both, from {_indices(overall.indices)}",
+             f"  overall: {_overall_text(overall)}"]
     for table in TABLES:
         mine = [c for c in cells if c.scope == table]
         if table == "overall" or not mine:
             continue
         better_a = [c.cell for c in mine if c.significant and c.diff > 0]
         better_b = [c.cell for c in mine if c.significant and c.diff < 0]
-        text = f"  {table}: {len(better_a) + len(better_b)} of {len(mine)} cells differ (q < 0.05)"
+        cells_differ = "cell differs" if len(mine) == 1 else "cells differ"
+        text = f"  {table}: {len(better_a) + len(better_b)} of {len(mine)} {cells_differ} (q < 0.05)"
         for model, better in ((a, better_a), (b, better_b)):
             if better:
                 listed = ", ".join(better[:8]) + (f" and {len(better) - 8} more" if len(better) > 8 else "")
                 text += f"; {len(better)} favour {model} ({listed})"
         lines.append(text)
-    overall = next(c for c in cells if c.scope == "overall")
-    verdict = "significant" if overall.significant else "not significant"
-    lines.append(f"  overall: {100 * overall.acc_a:.1f} vs {100 * overall.acc_b:.1f}, difference {100 * overall.diff:+.1f} "
-                 f"points [{100 * overall.ci_low:+.1f}, {100 * overall.ci_high:+.1f}], McNemar p {_p_text(overall.p_value)} "
-                 f"({verdict})")
     return "\n".join(lines)
 
 

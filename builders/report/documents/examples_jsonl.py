@@ -12,17 +12,21 @@ from typing import Any
 from ...base.errors import OneRulerError
 from ...scoring import core as scoring
 from ...spec.ids import config_of, id_order
+from ..score.needles import NeedleHit
 from ..score.records import Record
 
 
 def example_line(record: Record, strict: bool) -> str:
-    """One line of examples.jsonl (``needle_hits`` only for rows with needles scored by depth)."""
+    """One line of examples.jsonl (``needle_hits`` only for rows with needles scored by depth: [sentence depth, 0/1]
+    each, and ``needle_token_depths`` beside them when the dataset records the needles' token depths)."""
     line = {"id": record.id, "task": record.task, "language": record.language, "length": record.length,
             "tokenizer": record.tokenizer, "finish_reason": record.finish_reason, **record.score.to_dict()}
     if strict:
         line["paper_passed"] = record.paper.passed
     if record.needle_hits:
-        line["needle_hits"] = [[depth, int(hit)] for depth, hit in record.needle_hits]
+        line["needle_hits"] = [[hit.depth, int(hit.retrieved)] for hit in record.needle_hits]
+        if any(hit.token_depth is not None for hit in record.needle_hits):
+            line["needle_token_depths"] = [hit.token_depth for hit in record.needle_hits]
     return json.dumps(line) + "\n"
 
 
@@ -31,7 +35,9 @@ def record_of_line(line: dict[str, Any]) -> Record:
     score = scoring.ExampleScore(line["passed"], line["recall"], line["category"], line["counted"], line["status"])
     paper = score if "paper_passed" not in line else scoring.ExampleScore(
         line["paper_passed"], line["recall"], line["category"], line["counted"], line["status"])
-    hits = tuple((float(d), bool(h)) for d, h in line.get("needle_hits", ()))
+    pairs = line.get("needle_hits", ())
+    tokens = line.get("needle_token_depths") or [None] * len(pairs)
+    hits = tuple(NeedleHit(float(d), bool(h), None if t is None else float(t)) for (d, h), t in zip(pairs, tokens, strict=True))
     return Record(line["id"], config_of(line["id"]), line["task"], line["language"], line["length"],
                   line.get("tokenizer", ""), None, line["finish_reason"], score, paper,
                   no_line=line["status"] == "missing", index=id_order(line["id"])[1], needle_hits=hits)

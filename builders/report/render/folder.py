@@ -14,7 +14,7 @@ from ...base.files import atomic_write_bytes
 from ..documents.examples_jsonl import example_line
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
-from ..views.depth import DepthCell, depth_cells
+from ..views.depth import DepthCell, depth_title, report_depth_cells
 from ..views.effective import EffectiveLength
 from ..views.heatmap import heatmap
 from ..views.summaries import disagreements
@@ -43,7 +43,7 @@ def write_report(report: Report, document: ScoresDocument, effective: list[Effec
     """Write scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv
     (``effective``), depth.csv, heatmap.png, depth.png (when the report has needles) and, strict,
     disagreements.jsonl."""
-    depth = depth_cells(report.scored, report.columns.bootstrap, report.settings.depth_bins)
+    bins, depth = report_depth_cells(report)
     grid = heatmap(report.columns)
     header = document.groups[0].csv_header(report.strict) if document.groups else []
     files = {
@@ -58,7 +58,7 @@ def write_report(report: Report, document: ScoresDocument, effective: list[Effec
                                             + (", strict" if report.strict else "")),
     }
     if depth:
-        files["depth.png"] = depth_png(depth, "Accuracy (%) by needle depth, languages pooled")
+        files["depth.png"] = depth_png(depth, bins, depth_title(report, "Accuracy (%) by needle depth, languages pooled"))
     if report.strict:
         files["disagreements.jsonl"] = "".join(
             json.dumps(d, ensure_ascii=False) + "\n" for d in disagreements(report.scored)

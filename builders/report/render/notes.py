@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
+from ..views.depth import FALLBACK
 from ..views.summaries import disagreements
-from .tables import pct
+from .tables import plural, pct
 
 
 def render_notes(report: Report, document: ScoresDocument) -> str:
@@ -27,14 +28,21 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     lines.append(f"intervals: 95 %; one config: Wilson; pooled: {report.columns.bootstrap.describe()}")
     size = document.sample_size
     if size:
+        indices = len(report.columns.bootstrap.labels)
         lines.append(f"sample size: {size.examples_per_config} examples per config; at the observed "
                      f"{pct(size.accuracy)} % two models must differ by about {pct(size.config_detectable_difference)} "
                      f"points on one config, {pct(size.overall_detectable_difference)} overall, to be told apart "
-                     f"(two-sided α 0.05, power 0.8); build with --samples N for tighter intervals (docs/scoring.md)")
+                     f"(two-sided α 0.05, power 0.8; overall from the {indices} example "
+                     f"{'index' if indices == 1 else 'indices'}, not the {document.overall.counted} rows: rows that "
+                     f"share an index share their draws and are not independent); build with --samples N for tighter "
+                     f"intervals (docs/scoring.md)")
+    if report.depth_fallback and any(r.needle_hits for r in report.scored):
+        lines.append(f"depth: depth.csv and depth.png are {FALLBACK}")
     if report.strict and document.paper_overall is not None:
         dis = disagreements(report.scored)
         lost = sum(d["paper"] for d in dis)
-        lines.append(f"strict vs paper: {len(dis)} example(s) differ ({lost} pass only in paper mode, "
+        lines.append(f"strict vs paper: {plural(len(dis), 'example')} {'differs' if len(dis) == 1 else 'differ'} "
+                     f"({lost} pass only in paper mode, "
                      f"{len(dis) - lost} only in strict mode); paper accuracy {pct(document.paper_overall.accuracy)}%")
     return "\n".join(lines)
 
@@ -51,7 +59,8 @@ def _truncation_note(report: Report, document: ScoresDocument) -> str:
         return (f"finish_reason: not recorded for any of the {answered} outputs (e.g. lm-eval samples): "
                 f"outputs cut at the token limit cannot be told apart and are scored as written")
     note = f"finish_reason=length: {t.count} ({t.niah} NIAH, {t.cwe} CWE); {policy}"
-    return note + (f"; {t.unknown} output(s) record no finish_reason (scored as written)" if t.unknown else "")
+    records = "records" if t.unknown == 1 else "record"
+    return note + (f"; {plural(t.unknown, 'output')} {records} no finish_reason (scored as written)" if t.unknown else "")
 
 
 def _empty_notes(document: ScoresDocument) -> list[str]:
@@ -62,7 +71,8 @@ def _empty_notes(document: ScoresDocument) -> list[str]:
     lines = []
     for reason, configs in reasons.items():
         shown = ", ".join(configs[:4]) + (f" and {len(configs) - 4} more (scores.csv)" if len(configs) > 4 else "")
-        lines.append(f"empty: {len(configs)} config(s) have no counted row, {reason}: {shown}")
+        have = "has" if len(configs) == 1 else "have"
+        lines.append(f"empty: {plural(len(configs), 'config')} {have} no counted row, {reason}: {shown}")
     if any(g.truncated for g in empty):
         lines.append("  outputs cut at the token limit: rerun with a larger --max-tokens (`oneruler run`), "
                      "or score the cut text with --truncated score")

@@ -13,7 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from ..views.depth import DepthCell, depth_grid
+from ..views.depth import DepthBins, DepthCell, depth_grid
 from ..views.heatmap import HeatmapGrid
 
 # One colour per line or bar series (matplotlib's tab10 order), markers for print in grey.
@@ -32,17 +32,18 @@ class GridCell:
     bold: bool = False
 
 
-def _figure(width: float, height: float):
+def _figure(width: float, height: float, layout: str | None = None):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height))
+    fig = Figure(figsize=(width, height), layout=layout)
     FigureCanvasAgg(fig)
     return fig
 
 
 def _png(fig) -> bytes:
-    fig.tight_layout()
+    if fig.get_layout_engine() is None:  # a constrained layout places itself when drawn
+        fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     return buf.getvalue()
@@ -134,33 +135,48 @@ def language_heatmap_figure(grid: HeatmapGrid, title: str):
                             f"{100 * WIDE_INTERVAL:.0f} points" + ("; hatched: nothing counted (cut = finish_reason "
                                                                    "length, null = no response)" if hatched else ""),
                             width), fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.05)
+    fig.colorbar(image, ax=ax, fraction=0.05, label="accuracy (%)")
     return fig
 
 
-def depth_png(cells: list[DepthCell], title: str) -> bytes:
+def depth_png(cells: list[DepthCell], bins: DepthBins, title: str) -> bytes:
     """Length × depth heatmaps (depth on the y axis, 0 % at the top), one panel per task, pooled over languages."""
+    return _png(depth_figure(cells, bins, title))
+
+
+def depth_cell(cell: DepthCell) -> GridCell:
+    """A depth figure's cell: accuracy %, ``*`` on intervals wider than 20 points, and its count of needles."""
+    if not cell.counted:
+        return GridCell(None, "no needle")
+    wide = cell.ci_low is not None and cell.ci_high - cell.ci_low > WIDE_INTERVAL
+    return GridCell(100 * cell.accuracy, f"{100 * cell.accuracy:.0f}{'*' if wide else ''}\nn={cell.counted}")
+
+
+def depth_figure(cells: list[DepthCell], bins: DepthBins, title: str):
+    """The figure of ``depth_png``: a panel per task, one colorbar, the unit and the bins on the depth axis."""
     import matplotlib
 
     panels = depth_grid(cells)
     columns = min(3, len(panels))
     rows = (len(panels) + columns - 1) // columns
-    width = 3.4 * columns + 1.0
-    fig = _figure(width, 3.6 * rows + 0.6)
+    width = 3.4 * columns + 1.6
+    fig = _figure(width, max(3.6, 0.36 * bins.count + 1.2) * rows + 0.9, layout="constrained")
     cmap = matplotlib.colormaps["RdYlGn"]
-    for k, (task, (lengths, bins, accuracy, counted)) in enumerate(panels.items()):
+    axes, image = [], None
+    for k, (task, (lengths, labels, grid)) in enumerate(panels.items()):
         ax = fig.add_subplot(rows, columns, k + 1)
-        grid = [[GridCell(None, "no needle") if a is None else GridCell(100 * a, f"{100 * a:.0f}") for a in line]
-                for line in accuracy]
-        _draw_grid(ax, grid, cmap, 0, 100, fontsize=7)
+        image = _draw_grid(ax, [[depth_cell(c) for c in line] for line in grid], cmap, 0, 100, fontsize=6.5)
         ax.set_xticks(range(len(lengths)), lengths, fontsize=8)
-        ax.set_yticks(range(len(bins)), bins, fontsize=7)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_xlabel("context length", fontsize=8)
-        ax.set_ylabel("needle depth (%)", fontsize=8)
-        total = sum(map(sum, counted))
+        ax.set_ylabel(bins.axis(), fontsize=7.5)
+        total = sum(c.counted for line in grid for c in line)
         ax.set_title(f"{task} ({total} needle{'' if total == 1 else 's'})", fontsize=9)
-    fig.suptitle(wrap_title(title, width, 10), fontsize=10)
-    return _png(fig)
+        axes.append(ax)
+    fig.colorbar(image, ax=axes, fraction=0.04, label="accuracy (%) on the queried needles")
+    fig.suptitle(wrap_title(f"{title}. n = queried needles per cell; * = 95 % interval wider than "
+                            f"{100 * WIDE_INTERVAL:.0f} points", width, 10), fontsize=10)
+    return fig
 
 
 def difference_png(grid: list[list[GridCell]], languages: list[str], lengths: list[str], title: str) -> bytes:

@@ -12,8 +12,14 @@ from ..report_data import Report
 from ..stats.cells import Cell
 from ..views.effective import ALL_LANGUAGES, EffectiveLength
 from ..views.grouping import task_rank
+from ..views.sweep import sweep_tables
 
 FEW_ROWS = 10  # a cell resting on fewer counted rows shows its count
+
+
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``1 config``, ``2 configs`` (``many``: the plural when it is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else many or noun + 's'}"
 
 
 def pct(value: float | None) -> str:
@@ -68,8 +74,24 @@ def render_table(report: Report, document: ScoresDocument) -> str:
     cov = document.coverage
     if cov.missing_lines:
         line += (f" -- PARTIAL: {cov.missing_lines} of {cov.rows} rows have no prediction line "
-                 f"({len(cov.partial_configs)} config(s) incomplete)")
+                 f"({plural(len(cov.partial_configs), 'config')} incomplete)")
     return f"{render_rows(head, lines)}\n\n{line}"
+
+
+def render_sweep(report: Report) -> str:
+    """The fixed-depth sweep configs (``_at{D}``) as depth × length tables per task, languages pooled ("": none)."""
+    parts = []
+    for table in sweep_tables(report.columns):
+        head = ["depth %"] + [render_length(n) for n in table.lengths]
+        rows = [[str(depth)] + [cell_text(table.cells.get((depth, n))) for n in table.lengths]
+                for depth in table.depths]
+        pooled = ", ".join(table.languages)
+        parts.append(f"{table.task}, {'languages pooled: ' if len(table.languages) > 1 else 'language: '}{pooled}\n"
+                     + render_rows(head, rows))
+    if not parts:
+        return ""
+    return ("fixed-depth sweep (configs _at{D}: every needle at D % of the haystack's tokens): accuracy (%) "
+            "[95 % interval] by depth and length\n" + "\n\n".join(parts))
 
 
 ERROR_HEADER = ("task", *scoring.CATEGORIES, "counted", "dropped")  # errors.csv and the printed table

@@ -1,30 +1,53 @@
-"""The queried needles of a scored row: where each sits (depth %) and whether the answer retrieved it
-(docs/scoring.md, "Accuracy by depth"); ``views/depth.py`` pools them into depth bins.
+"""The queried needles of a scored row: where each sits and whether the answer retrieved it (docs/scoring.md,
+"Accuracy by depth"); ``views/depth.py`` pools them into depth bins.
 
-Each counted NIAH row with needles yields one ``(depth %, retrieved)`` per *queried* needle: s_niah,
-s_niah_nonone and mk_niah the row's pass at the queried needle's depth; mq_niah, mv_niah and
+Each counted NIAH row with needles yields one ``NeedleHit`` per *queried* needle: s_niah,
+s_niah_nonone and mk_niah the row's pass at the queried needle; mq_niah, mv_niah and
 ``mv{K}[e]_niah`` each queried value separately, retrieved when it appears in the answer
-(Counting-Stars' per-value recall). The depth is where the needle really landed (``actual_depth``)
-when the dataset records it, else the nominal grid depth (``depth``). none_niah and CWE have no
-queried needle.
+(Counting-Stars' per-value recall). Each hit carries the needle's depth in both units the dataset
+records (docs/generation.md, "Depth in tokens"): in sentences, where the needle really landed
+(``actual_depth``) when recorded, else the nominal depth (``depth``); in tokens, ``token_depth``
+(None in exports built before it was recorded). none_niah and CWE have no queried needle.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Literal, NamedTuple, Sequence
 
+from ...base.errors import OneRulerError, named_setting
 from ...scoring import core as scoring
+
+DepthUnit = Literal["tokens", "sentences"]
+DEPTH_UNITS: tuple[DepthUnit, ...] = ("tokens", "sentences")
+
+
+class NeedleHit(NamedTuple):
+    """One queried needle of a scored row: its depth in sentence units (percent), whether the answer retrieved
+    it, and its depth in percent of the haystack's tokens (None: not recorded)."""
+
+    depth: float
+    retrieved: bool
+    token_depth: float | None = None
+
+    def at(self, unit: DepthUnit) -> float:
+        """The depth in ``unit`` (tokens: ``token_depth``, which must be recorded)."""
+        return self.depth if unit == "sentences" else float(self.token_depth)
 
 
 def needle_depth(needle: dict[str, Any]) -> float:
-    """Where a needle sits, in percent of the haystack: ``actual_depth`` when recorded, else ``depth``."""
+    """Where a needle sits in sentence units, percent of the haystack: ``actual_depth`` when recorded, else ``depth``."""
     actual = needle.get("actual_depth")
     return float(actual if actual is not None else needle["depth"])
 
 
+def _hit(needle: dict[str, Any], retrieved: bool) -> NeedleHit:
+    tokens = needle.get("token_depth")
+    return NeedleHit(needle_depth(needle), bool(retrieved), None if tokens is None else float(tokens))
+
+
 def needle_hits(row: dict[str, Any], score: scoring.ExampleScore,
-                answer_text: Callable[[], str | None]) -> tuple[tuple[float, bool], ...]:
-    """(depth, retrieved) per queried needle of a counted number-NIAH row; () for every other row.
+                answer_text: Callable[[], str | None]) -> tuple[NeedleHit, ...]:
+    """One hit per queried needle of a counted number-NIAH row; () for every other row.
 
     ``answer_text`` gives the scored text (None: not scored as text); it is called only for rows with
     several gold values, where each value is looked for separately.
@@ -35,9 +58,22 @@ def needle_hits(row: dict[str, Any], score: scoring.ExampleScore,
     gold = {str(value) for value in row["answers"]}
     queried = [n for n in needles if str(n["value"]) in gold]
     if len(gold) == 1:
-        return tuple((needle_depth(n), score.passed) for n in queried)
+        return tuple(_hit(n, score.passed) for n in queried)
     if score.recall in (0.0, 1.0):  # recall is the share of gold values found: all or none, no need to look
-        return tuple((needle_depth(n), score.recall == 1.0) for n in queried)
+        return tuple(_hit(n, score.recall == 1.0) for n in queried)
     text = answer_text()
     found = scoring.values_found(text, [n["value"] for n in queried]) if text else [False] * len(queried)
-    return tuple((needle_depth(n), hit) for n, hit in zip(queried, found))
+    return tuple(_hit(n, hit) for n, hit in zip(queried, found))
+
+
+def depth_unit_of(hits: Sequence[tuple[str, NeedleHit]], requested: DepthUnit | None) -> DepthUnit:
+    """The unit the depth view bins by: ``requested``, or (None) tokens when every hit records its token depth and
+    sentences otherwise. ``hits``: (config, hit) pairs. Tokens requested where a needle lacks them is an error."""
+    lacking = next((config for config, hit in hits if hit.token_depth is None), None)
+    if requested is not None:
+        if requested == "tokens" and lacking is not None:
+            raise OneRulerError(f"config {lacking!r} records no token depth of its needles (built before "
+                                f"needles[].token_depth, issue 27): rebuild it, or pass {named_setting('depth_unit')} "
+                                f"sentences for the depth view in sentence units")
+        return requested
+    return "sentences" if lacking is not None else "tokens"

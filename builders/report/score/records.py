@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...base.errors import OneRulerError, problems_error
 from ...scoring import core as scoring
-from ...spec.configs import render_length
+from ...spec.configs import ConfigNameError, parse_config_name, render_length
 from ...spec.ids import id_order
-from .needles import needle_hits
+from .needles import NeedleHit, needle_hits
 from .options import ScoringOptions
 from .predictions import Prediction
 
@@ -23,8 +24,8 @@ class Record:
 
     ``no_line``: the predictions file has no line for this row (an unfinished run); such records
     enter no accuracy and make their config partial. ``index``: the row's example index (rows of
-    one index share their draws across languages). ``needle_hits``: (depth %, retrieved) of each
-    queried needle of a counted NIAH row (docs/scoring.md, "Accuracy by depth").
+    one index share their draws across languages). ``needle_hits``: where each queried needle of a counted
+    NIAH row sits and whether it was retrieved (docs/scoring.md, "Accuracy by depth").
     """
 
     id: str
@@ -39,16 +40,31 @@ class Record:
     paper: scoring.ExampleScore
     no_line: bool = False
     index: int = 0
-    needle_hits: tuple[tuple[float, bool], ...] = ()
+    needle_hits: tuple[NeedleHit, ...] = ()
 
     @property
     def length_label(self) -> str:
         """``8k``, ``128k``, ``1m`` or the digits."""
         return render_length(self.length)
 
+    @property
+    def fixed_depth(self) -> int | None:
+        """The depth D of a fixed-depth sweep config (``_at{D}``); None for every other config."""
+        return fixed_depth(self.config)
+
     def field(self, key: str):
         """A grouping key by name: ``task``, ``language`` or ``length_label``."""
         return getattr(self, key)
+
+
+@lru_cache(maxsize=None)
+def fixed_depth(config: str) -> int | None:
+    """The ``_at{D}`` of a config name (None: not a sweep config, or not a config name); any tokenizer alias is
+    accepted, the report reads configs built elsewhere."""
+    try:
+        return parse_config_name(config, (config.rsplit("_", 1)[-1],)).depth
+    except ConfigNameError:
+        return None
 
 
 def language_label(row: dict) -> str:

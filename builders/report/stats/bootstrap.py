@@ -80,8 +80,10 @@ class ClusterBootstrap:
     def intervals(self, sums: PoolSums) -> list[Interval | None]:
         """The 95 % interval of each pool's accuracy (None: nothing counted).
 
-        A pool whose counted rows all passed (or all failed) has no bootstrap spread; it gets
-        Wilson's interval for as many examples as it has distinct indices (its independent units).
+        A pool whose resamples all agree has no bootstrap spread: its counted rows all passed (or
+        all failed), or every one of its indices fared alike (one index, say, with one of two needles
+        found). It gets Wilson's interval at its accuracy for as many examples as it has distinct
+        indices (its independent units): a pool of one index is as uncertain as one example.
         """
         passed, counted = sums.passed.sum(axis=1), sums.counted.sum(axis=1)
         bounds = percentiles(self.accuracy(sums))
@@ -90,8 +92,8 @@ class ClusterBootstrap:
         for k in range(len(counted)):
             if counted[k] == 0:
                 out.append(None)
-            elif passed[k] in (0, counted[k]):
-                out.append(wilson(int(clusters[k]) if passed[k] else 0, int(clusters[k])))
+            elif passed[k] in (0, counted[k]) or not bounds[1, k] > bounds[0, k]:
+                out.append(wilson(int(clusters[k]) * passed[k] / counted[k], int(clusters[k])))
             else:
                 out.append(Interval(float(bounds[0, k]), float(bounds[1, k])))
         return out

@@ -16,7 +16,7 @@ from ..score.records import Record
 from .bootstrap import ClusterBootstrap
 from .closed_form import Interval, wilson
 
-FIELDS = ("task", "language", "length", "tokenizer", "config")
+FIELDS = ("task", "language", "length", "tokenizer", "config", "fixed_depth")  # fixed_depth: a sweep's _at{D}, else None
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Cell:
         if self.counted:
             return None
         if not self.lines:
-            return f"no prediction line for its {self.rows} row(s)"
+            return f"no prediction line for its {self.rows} {'row' if self.rows == 1 else 'rows'}"
         if self.truncated == self.lines:
             return f"all {self.lines} truncated (finish_reason=length) and dropped by the missing-answer policy"
         if self.no_response == self.lines:

@@ -36,8 +36,9 @@ class Interval:
         return [round(self.low, digits), round(self.high, digits)]
 
 
-def wilson(passed: int, counted: int, z: float = Z95) -> Interval | None:
-    """Wilson's score interval (Wilson 1927) for ``passed`` of ``counted``; None when nothing is counted."""
+def wilson(passed: float, counted: int, z: float = Z95) -> Interval | None:
+    """Wilson's score interval (Wilson 1927) for ``passed`` of ``counted`` (``passed`` may be a share of ``counted``
+    examples, e.g. 0.5 of one); None when nothing is counted."""
     if counted <= 0:
         return None
     p = passed / counted

@@ -1,11 +1,13 @@
 """Effective context length (RULER §3; NoLiMa's relative rule), per model and per language.
 
-Over the standard lengths a report holds, the effective length is the longest length L such that
+Over every length a report holds, in order, the effective length is the longest length L such that
 the accuracy is at or above the threshold at L and at every shorter length. ``absolute``: the
 threshold is RULER's 85.6 % (Llama-2-7B at 4K; the report's ``threshold``); ``relative``: 85 % of the
 model's own accuracy at its shortest length (NoLiMa). Each also in a conservative form that
 compares the interval's lower bound instead of the accuracy ("≥ L with 95 % confidence").
 ``<8k``: not even the shortest length reached; ``≥128k``: every length reached, the longest held.
+With one length the relative rule compares that length with itself: it is ``not determined (one
+length)``.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ...spec.configs import STANDARD_LENGTHS, render_length
+from ...spec.configs import render_length
 from ..stats.cells import Cell, RecordColumns
 from .grouping import niah_scope
 
 RELATIVE_SHARE = 0.85  # NoLiMa: 85 % of the base score
 ALL_LANGUAGES = "all languages"
+ONE_LENGTH = "not determined (one length)"
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def _described(lengths: Sequence[int], cells: Sequence[Cell | None]) -> str:
 
 def scope_effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], threshold: float) -> list[EffectiveLength]:
     """The absolute and relative effective lengths of one scope from its accuracy per length."""
-    lengths = [n for n in STANDARD_LENGTHS if n in by_length]
+    lengths = sorted(by_length)
     if not lengths:
         return []
     cells = [by_length[n] for n in lengths]
@@ -76,7 +79,9 @@ def scope_effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], 
     out = [EffectiveLength(scope, tasks, "absolute", round(100 * threshold, 2), reach(lengths, points, threshold),
                            reach(lengths, lows, threshold), text)]
     base = points[0]
-    if base:
+    if len(lengths) == 1:
+        out.append(EffectiveLength(scope, tasks, "relative", None, ONE_LENGTH, ONE_LENGTH, text))
+    elif base:
         relative = RELATIVE_SHARE * base
         out.append(EffectiveLength(scope, tasks, "relative", round(100 * relative, 2), reach(lengths, points, relative),
                                    reach(lengths, lows, relative), text))
