@@ -209,7 +209,8 @@ def _summary(configs: dict[str, ConfigEntry], langs: set[str]) -> str:
     lengths = sorted({e.length for e in configs.values()})
     rows = sum(e.num_rows for e in configs.values())
     size = sum(e.size for e in configs.values())
-    return (f"This export holds **{_num(len(configs))} configs** ({_num(rows)} examples, {size / 1e6:.1f} MB of Parquet) "
+    return (f"This export holds **{_num(len(configs))} config{'s' * (len(configs) != 1)}** ({_num(rows)} "
+            f"example{'s' * (rows != 1)}, {size / 1e6:.1f} MB of Parquet) "
             f"over {len(langs)} language(s), {len(tasks)} task(s) and lengths "
             f"{', '.join(render_length(n) for n in lengths) or '—'}.")
 
