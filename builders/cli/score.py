@@ -32,13 +32,16 @@ from .options import hub_cache_option, depth_bins_option, threshold_option
 @click.option("--keep-think", is_flag=True, help="Score a leading <think>...</think> block as part of the answer.")
 @click.option("--answer-tag", is_flag=True, help="Score only the last <Answer>...</Answer> block (upstream's DeepSeek rule).")
 @click.option("--allow-partial", is_flag=True, help="Exit 0 even if some rows of the configs have no prediction line.")
+@click.option("--dataset-id", default=None, metavar="ORG/NAME@COMMIT",
+              help="The Hub dataset and commit a local --dataset folder was pushed as: the identity of "
+                   ".eval_results/oneruler.yaml (a Hub --dataset has its own).")
 @threshold_option
 @depth_bins_option
 @hub_cache_option
 @cli_errors
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing_policy: str,
-                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int,
-                  hub_cache: str | None) -> None:
+                  keep_think: bool, answer_tag: bool, allow_partial: bool, dataset_id: str | None, threshold: float,
+                  depth_bins: int, hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
     from ..report.score.options import ScoringOptions
@@ -49,4 +52,5 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     options = ScoringOptions(strict, truncation, missing_policy, not keep_think, answer_tag)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
-                     allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins, echo=click.echo)
+                     allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins, dataset_id=dataset_id,
+                     echo=click.echo)
