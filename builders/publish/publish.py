@@ -18,7 +18,7 @@ import yaml
 
 from ..base.errors import OneRulerError
 from ..dataset.source import DatasetSource
-from ..export.hub import check_repo_id
+from ..export.hub import check_repo_id, hub_token
 from ..export.layout import EVAL_YAML_NAME
 from ..report.documents.scores_json import ScoresDocument, read_scores
 from ..report.hub_results.details import read_details
@@ -118,6 +118,7 @@ def check_benchmark(plan: Publication) -> None:
 
 def publish(plan: Publication, echo: Callable[[str], None]) -> str:
     """Check, push the details (if asked), commit the results; the URL of the pull request (or commit)."""
+    hub_token()  # no token: say so before anything is read
     check_benchmark(plan)
     hub.check_model_repo(plan.model, write=not plan.create_pr)
     source_url = None

@@ -74,7 +74,10 @@ def world(tmp_path_factory, source_cache):
 
 
 def run(world, *args: str):
-    return oneruler([str(a) for a in args], world["env"], world["root"])
+    """The real CLI in the world's environment; the token never appears in what it prints."""
+    result = oneruler([str(a) for a in args], world["env"], world["root"])
+    assert world["token"] not in result.stdout + result.stderr
+    return result
 
 
 def test_build_push_run_score_publish_leaderboard(world):
@@ -136,6 +139,13 @@ def test_bad_publications_are_one_error_line(world, tmp_path):
     assert error_line(run(world, "publish", root / "report", "--model", "other-org/their-model", "--no-pr")).startswith(
         "error: no write access to model repo other-org/their-model with this token")
     assert RESULTS not in state.files("model", "other-org/their-model")
+    before = state.pull_requests("model", MODEL)
+    assert error_line(run(world, "publish", root / "report", "--model", MODEL, "--details", "other-org/details")) \
+        .startswith("error: no write access to dataset repo other-org/details with this token")
+    assert state.repo("dataset", "other-org/details") is None and state.pull_requests("model", MODEL) == before
+    tokenless = {k: v for k, v in world["env"].items() if k != "HF_TOKEN"}
+    assert error_line(oneruler(["publish", str(root / "report"), "--model", MODEL], tokenless, root)).startswith(
+        "error: no Hugging Face token: log in with `hf auth login` or set HF_TOKEN")
     renamed = tmp_path / "renamed"
     shutil.copytree(root / "report", renamed)
     results = renamed / RESULTS
