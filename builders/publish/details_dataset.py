@@ -74,7 +74,7 @@ def details_card(model: str, document: ScoresDocument, entries: Sequence, rows_b
              "## Settings", "", *_settings(document),
              f"- scoring: `{json.dumps(document.options.as_json(), sort_keys=True)}` (`correct` below is in the "
              f"paper's mode)", "", "## Leaderboard results", "", "| task | value (%) | notes |", "|---|---|---|"]
-    lines += [f"| `{e.task_id}` | {e.value} | {e.notes} |" for e in entries]
+    lines += [f"| `{e.task_id}` | {e.value} | {(e.notes or '').replace('<', '&lt;')} |" for e in entries]
     lines += ["", "## Fields", ""] + [f"- `{name}`: {FIELDS[name]}" for name in DETAILS_SCHEMA.names]
     return "\n".join(lines) + "\n"
 
