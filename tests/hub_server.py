@@ -27,8 +27,25 @@ Read endpoints (``HfApi.dataset_info``/``repo_info``/``list_repo_files``, ``hf_h
   ``{"type": "file", "path", "size", "oid", "lfs": {"oid", "size", "pointerSize"}}`` and
   ``{"type": "directory", "path", "oid"}``, with ``lastCommit`` ``{"id", "title", "date"}`` when
   expanded; ``GET /api/agent-harnesses`` (the client's agent registry, served empty).
-A revision is a branch name or any commit sha the repository has had. A request with a token must
-carry the right one (else 401); without one, public repositories can be read, nothing else.
+Results endpoints (``oneruler publish``, ``oneruler leaderboard``), as the client sends them:
+  ``POST /api/{type}s/{repo}/commit/{rev}?create_pr=1`` (``_commit_api.py:_send_commit``; the
+  preupload before it carries the same ``create_pr`` parameter, ``_commit_api.py:_fetch_upload_modes``)
+  commits on a new branch ``refs/pr/{N}`` made from ``rev``'s head and answers ``pullRequestUrl``
+  ``{hub}/{prefix}{repo}/discussions/{N}`` (``hf_api.py:CommitInfo`` reads the PR's number and
+  revision ``refs/pr/{N}`` from it, ``_parse_revision_from_pr_url``), which ``resolve`` then serves;
+  ``GET /api/{type}s/{repo}/auth-check`` and ``/auth-check/write`` (``hf_api.py:auth_check``): 200,
+  or 403 where the token may not write; ``GET /api/datasets/{repo}/leaderboard``
+  (``hf_api.py:get_dataset_leaderboard``, fields of ``DatasetLeaderboardEntry``: ``rank``,
+  ``modelId``, ``value``, ``filename``, ``verified``, ``source``, ``author`` ``{type, name}``,
+  ``pullRequest``, ``notes``): every ``.eval_results/*.yaml`` entry for this dataset in a model repo's
+  main branch or open pull request, for the first task of the dataset's ``eval.yaml`` (the task the
+  Hub's leaderboard shows first; the client sends no task), best first; 404 for a dataset without
+  ``eval.yaml``. Only the first task: per-task values are read from the results files themselves.
+A revision is a branch name (``refs/pr/{N}`` included) or any commit sha the repository has had. A
+request with a token must carry the right one (else 401); without one, public repositories can be
+read, nothing else. The token may write everywhere except in ``HubState.readonly`` namespaces (repos
+another account owns, seeded by ``HubState.add_repo``): there it may only open pull requests (a direct
+commit, a branch or a new repo answers 403, as the Hub does).
 
 Every request is recorded (origin, method, URL, headers, body) so tests can check where the token
 went and what the clients asked for; every committed file is stored so tests compare it byte for
@@ -114,6 +131,7 @@ class Repo:
     sdk: str | None
     branches: dict = field(default_factory=dict)
     commits: dict = field(default_factory=dict)  # sha -> Commit
+    pull_requests: int = 0  # the last PR number given
 
     def resolve(self, revision: str) -> tuple[Commit, list]:
         """(commit, history up to it, oldest first) of a branch name or a commit sha; 404 if unknown."""
@@ -145,6 +163,32 @@ class HubState:
         self.signature = hashlib.sha256(f"sig-{id(self)}".encode()).hexdigest()[:24]
         self.hub_url = ""
         self.storage_url = ""
+        self.readonly: set[str] = set()  # namespaces the token cannot write to (pull requests only)
+
+    def add_repo(self, repo_type: str, repo_id: str, files: dict[str, bytes] | None = None, writable: bool = True,
+                 private: bool = False) -> Repo:
+        """A repository made by another hand than the client's (e.g. someone else's model), with ``files`` on main."""
+        with self.lock:
+            repo = _new_repo(repo_type, repo_id, private, None)
+            if files:
+                head = repo.branches["main"].commits[-1]
+                tree = {**head.files, **{p: Blob(d, p.endswith(".parquet")) for p, d in files.items()}}
+                seeded = Commit(hashlib.sha1(f"seed {repo_id} {sorted(files)}".encode()).hexdigest(), "seeded", "", [],
+                                tree)
+                for data in (d for p, d in files.items() if p.endswith(".parquet")):
+                    self.lfs[hashlib.sha256(data).hexdigest()] = data
+                repo.branches["main"].commits.append(seeded)
+                repo.commits[seeded.oid] = seeded
+            self.repos[(repo_type, repo_id)] = repo
+            if not writable:
+                self.readonly.add(repo_id.split("/")[0])
+        return repo
+
+    def pull_requests(self, repo_type: str, repo_id: str) -> dict[int, dict[str, bytes]]:
+        """PR number -> the files of its branch."""
+        repo = self.repos[(repo_type, repo_id)]
+        return {int(name.rsplit("/", 1)[1]): {p: b.data for p, b in branch.files.items()}
+                for name, branch in repo.branches.items() if name.startswith("refs/pr/")}
 
     def repo(self, repo_type: str, repo_id: str) -> Repo | None:
         """A repository, or None."""
@@ -331,6 +375,15 @@ class _Handler(BaseHTTPRequestHandler):
             return self._create_repo(json.loads(body))
         if method == "POST" and path == "/api/validate-yaml":
             return _json({"errors": [], "warnings": []})
+        m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)/auth-check(/write)?", path)
+        if m and method == "GET":
+            repo = self._repo(_TYPES[m.group(1)], m.group(2), method, path)
+            if m.group(3):
+                self._writable(repo)
+            return _json({})
+        m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/leaderboard", path)
+        if m and method == "GET":
+            return _json(self._leaderboard(self._repo("dataset", m.group(1), method, path)))
         m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)"
                          r"(?:/(preupload|commit|branch|tree|revision|paths-info)/([^/]+)(/.*)?)?", path)
         if not m:
@@ -338,13 +391,17 @@ class _Handler(BaseHTTPRequestHandler):
         repo = self._repo(_TYPES[m.group(1)], m.group(2), method, path)
         action, rev = m.group(3) or "revision", unquote(m.group(4) or "main")
         if action == "branch" and method == "POST":
+            self._writable(repo)
             return self._create_branch(repo, rev, json.loads(body or b"{}"))
         if action in ("preupload", "commit") and rev not in repo.branches:
             raise _Error(404, f"Revision Not Found: {rev}", "RevisionNotFound")
         if action == "preupload" and method == "POST":
             return _json(self._preupload(json.loads(body), repo.branches[rev]))
         if action == "commit" and method == "POST":
-            return _json(self._commit(body, repo, rev))
+            pull_request = _flag(query.get("create_pr"))
+            if not pull_request:
+                self._writable(repo)
+            return _json(self._commit(body, repo, rev, pull_request))
         commit, history = repo.resolve(rev)
         if action == "revision" and method == "GET":
             return _json(self._info(repo, commit, _flag(query.get("blobs"))))
@@ -461,11 +518,10 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _Error(409, "You already created this repo", extra={"url": url})  # as the Hub answers
             if repo_type == "space" and not payload.get("sdk"):
                 raise _Error(400, "sdk is required for a Space")
-            repo = Repo(repo_type, repo_id, payload.get("visibility") == "private", payload.get("sdk"))
-            first = Commit(hashlib.sha1(f"init {repo_type} {repo_id}".encode()).hexdigest(), "initial commit", "", [],
-                           {".gitattributes": Blob(GITATTRIBUTES, False)})
-            repo.branches["main"] = Branch([first])
-            repo.commits[first.oid] = first
+            if repo_id.split("/")[0] in state.readonly:
+                raise _Error(403, f"You don't have the rights to create a {repo_type} under the namespace "
+                                  f"{repo_id.split('/')[0]}")
+            repo = _new_repo(repo_type, repo_id, payload.get("visibility") == "private", payload.get("sdk"))
             state.repos[(repo_type, repo_id)] = repo
         return _json({"url": url, "name": repo_id})
 
@@ -499,13 +555,24 @@ class _Handler(BaseHTTPRequestHandler):
             objects.append(item)
         return {"transfer": "basic", "objects": objects}
 
-    def _commit(self, body: bytes, repo: Repo, rev: str) -> dict:
+    def _writable(self, repo: Repo) -> None:
+        """403 unless the token may write to ``repo`` (anyone may open a pull request)."""
+        if repo.repo_id.split("/")[0] in self.server.state.readonly:
+            raise _Error(403, f"You don't have the rights to write to {repo.repo_id}; open a pull request instead")
+
+    def _commit(self, body: bytes, repo: Repo, rev: str, pull_request: bool = False) -> dict:
         state = self.server.state
         lines = [json.loads(line) for line in body.splitlines() if line.strip()]
         if not lines or lines[0].get("key") != "header":
             raise _Error(400, "commit payload must start with a header line")
         header = lines[0]["value"]
+        pr_url = None
         with state.lock:
+            if pull_request:  # a new branch refs/pr/N from rev's head, as the Hub makes for a pull request
+                repo.pull_requests += 1
+                repo.branches[f"refs/pr/{repo.pull_requests}"] = Branch(list(repo.branches[rev].commits))
+                rev = f"refs/pr/{repo.pull_requests}"
+                pr_url = f"{state.hub_url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/discussions/{repo.pull_requests}"
             branch = repo.branches[rev]
             files = dict(branch.files)
             for item in lines[1:]:
@@ -516,7 +583,48 @@ class _Handler(BaseHTTPRequestHandler):
             branch.commits.append(commit)
             repo.commits[oid] = commit
         url = f"{state.hub_url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/commit/{oid}"
-        return {"commitUrl": url, "commitOid": oid, "pullRequestUrl": None}
+        return {"commitUrl": url, "commitOid": oid, "pullRequestUrl": pr_url}
+
+    def _leaderboard(self, dataset: Repo) -> list:
+        """The dataset's leaderboard for the first task of its eval.yaml: one entry per results entry, best first."""
+        state = self.server.state
+        benchmark = dataset.branches["main"].files.get("eval.yaml")
+        if benchmark is None:
+            raise _Error(404, f"{dataset.repo_id} has no leaderboard (no eval.yaml)")
+        tasks = yaml.safe_load(benchmark.data).get("tasks") or [{}]
+        task = tasks[0].get("id")
+        found = []
+        for (kind, model_id), repo in sorted(state.repos.items()):
+            for name, branch in sorted(repo.branches.items()) if kind == "model" and not repo.private else ():
+                pr = int(name.rsplit("/", 1)[1]) if name.startswith("refs/pr/") else None
+                if pr is None and name != "main":
+                    continue
+                for path, blob in sorted(branch.files.items()):
+                    if path.startswith(".eval_results/") and path.endswith((".yaml", ".yml")):
+                        found += [_leaderboard_row(model_id, path, pr, e) for e in yaml.safe_load(blob.data) or []
+                                  if e.get("dataset", {}).get("id") == dataset.repo_id
+                                  and e["dataset"].get("task_id") == task]
+        found.sort(key=lambda r: (-float(r["value"]), r["modelId"], r["pullRequest"] or 0))
+        return [{"rank": n, **row} for n, row in enumerate(found, 1)]
+
+
+def _leaderboard_row(model_id: str, filename: str, pull_request: int | None, entry: dict) -> dict:
+    """One ``DatasetLeaderboardEntry`` as the Hub sends it (camelCase keys; ``source`` always present)."""
+    source = entry.get("source")
+    return {"modelId": model_id, "value": entry["value"], "filename": filename, "verified": "verifyToken" in entry,
+            "source": {"url": source["url"], "name": source.get("name"), "isExternal": True} if source else None,
+            "author": {"type": "user", "name": model_id.split("/")[0]}, "pullRequest": pull_request,
+            "notes": entry.get("notes")}
+
+
+def _new_repo(repo_type: str, repo_id: str, private: bool, sdk: str | None) -> Repo:
+    """A repository with its initial commit (``.gitattributes``) on main."""
+    repo = Repo(repo_type, repo_id, private, sdk)
+    first = Commit(hashlib.sha1(f"init {repo_type} {repo_id}".encode()).hexdigest(), "initial commit", "", [],
+                   {".gitattributes": Blob(GITATTRIBUTES, False)})
+    repo.branches["main"] = Branch([first])
+    repo.commits[first.oid] = first
+    return repo
 
 
 def _apply(state: HubState, files: dict, key: str, value: dict) -> None:

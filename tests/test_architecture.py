@@ -27,8 +27,9 @@ ALLOWED: dict[str, set[str]] = {
     "report": {"base", "spec", "scoring", "export", "dataset"},
     "run": {"base", "spec", "scoring", "export", "dataset"},
     "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "publish": {"base", "spec", "scoring", "export", "dataset", "report"},
     "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "lmeval"},
-    "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval"},
+    "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval", "publish"},
 }
 LAYERS = sorted(ALLOWED)
 
@@ -121,7 +122,8 @@ def test_the_scoring_layer_is_standard_library_only():
 
 # spec/ modules that describe what a run writes, not what a row holds: a change there must not
 # invalidate every built export.
-NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py", "spec/presets.py", "spec/selection.py"}
+NOT_ROW_SHAPING = {"spec/prediction_line.py", "spec/run_meta.py", "spec/presets.py", "spec/selection.py",
+                   "spec/leaderboards.py"}
 
 
 def test_generator_fingerprint_covers_every_module_that_shapes_rows():
@@ -138,14 +140,16 @@ def test_generator_fingerprint_covers_every_module_that_shapes_rows():
 
 # Reading a dataset (an export or the Hub) is the dataset layer's job: nobody else loads one, downloads a
 # dataset file or asks the Hub about a dataset. (`export/hub.py` writes to the Hub; the builder in
-# `oneruler.py` and `generate/tokenizer.py`'s tokenizer downloads are not dataset reads.)
+# `oneruler.py`, `generate/tokenizer.py`'s tokenizer downloads and `publish/hub.py`'s reads of model repos'
+# results files are not dataset reads.)
 DATASET_READS = ("load_dataset", "get_dataset_config_names", "hf_hub_download", "dataset_info", "list_repo_files",
                  "snapshot_download", "HfFileSystem", "resolve/")
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_only_the_dataset_layer_reads_datasets(path):
-    if layer_of(path) == "dataset" or path.relative_to(PACKAGE).as_posix() in ("export/hub.py", "generate/tokenizer.py"):
+    if layer_of(path) == "dataset" or path.relative_to(PACKAGE).as_posix() in ("export/hub.py", "generate/tokenizer.py",
+                                                                             "publish/hub.py"):
         return
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
@@ -157,9 +161,11 @@ def test_only_the_dataset_layer_reads_datasets(path):
 
 
 # Who talks to the Hub, and for what: dataset reads (dataset/hub.py), the push (export/hub.py), a tokenizer.json
-# download (generate/tokenizer.py). Anything else importing the client would be a fourth way in. `datasets`
-# only for its types: the row schema (spec/schema.py) and lm-eval's in-memory Dataset (lmeval/rows.py).
-HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "generate/tokenizer.py"},
+# download (generate/tokenizer.py), results in model repos and leaderboards (publish/hub.py). Anything else importing
+# the client would be a fifth way in; report/hub_results/eval_results.py uses only its `.eval_results` format (no
+# I/O). `datasets` only for its types: the row schema (spec/schema.py) and lm-eval's in-memory Dataset (lmeval/rows.py).
+HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "generate/tokenizer.py", "publish/hub.py",
+                                   "report/hub_results/eval_results.py"},
                "datasets": {"spec/schema.py", "lmeval/rows.py"}}
 
 

@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, str] = {
     "merge": "builders.cli.runfiles:merge_command",
     "ingest": "builders.cli.runfiles:ingest_command",
     "compare": "builders.cli.compare:compare_command",
+    "publish": "builders.cli.publish:publish_command",
+    "leaderboard": "builders.cli.publish:leaderboard_command",
     "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
     "metric-path": "builders.cli.package:metric_path_command",
 }

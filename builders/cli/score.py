@@ -32,14 +32,17 @@ from .options import depth_bins_option, depth_unit_option, hub_cache_option, thr
 @click.option("--keep-think", is_flag=True, help="Score a leading <think>...</think> block as part of the answer.")
 @click.option("--answer-tag", is_flag=True, help="Score only the last <Answer>...</Answer> block (upstream's DeepSeek rule).")
 @click.option("--allow-partial", is_flag=True, help="Exit 0 even if some rows of the configs have no prediction line.")
+@click.option("--dataset-id", default=None, metavar="ORG/NAME@COMMIT",
+              help="The Hub dataset and commit a local --dataset folder was pushed as: the identity of "
+                   ".eval_results/oneruler.yaml (a Hub --dataset has its own).")
 @threshold_option
 @depth_bins_option
 @depth_unit_option
 @hub_cache_option
 @cli_errors
 def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path | None, truncation: str, missing_policy: str,
-                  keep_think: bool, answer_tag: bool, allow_partial: bool, threshold: float, depth_bins: int | None,
-                  depth_unit: str | None, hub_cache: str | None) -> None:
+                  keep_think: bool, answer_tag: bool, allow_partial: bool, dataset_id: str | None, threshold: float,
+                  depth_bins: int | None, depth_unit: str | None, hub_cache: str | None) -> None:
     """Score PREDICTIONS.jsonl ({"id": "<config>/<index>", "prediction": ...} per line) against the dataset."""
     from ..report.pipeline import score_and_report
     from ..report.score.options import ScoringOptions
@@ -51,4 +54,4 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
                      allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins,
-                     depth_unit=depth_unit, echo=click.echo)
+                     depth_unit=depth_unit, dataset_id=dataset_id, echo=click.echo)

@@ -28,7 +28,7 @@ from ..base.locking import FolderLock
 from ..base.progress import ConfigProgress
 from ..spec.configs import ConfigSpec, parse_config_name
 from .journal import Journal
-from .layout import MANIFEST_NAME, README_NAME
+from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import collect_garbage, describe_values, dump_manifest, export_values, read_manifest, shard_problem
 from .records import ConfigEntry, ConfigInputs, Manifest
 from .request import BuildRequest
@@ -157,9 +157,13 @@ def commit(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journa
     is left as it was).
     """
     from .card import render_readme
+    from .eval_yaml import render_eval_yaml
 
     new = manifest.with_configs(staged)
     files = {out / MANIFEST_NAME: dump_manifest(new), out / README_NAME: render_readme(new).encode("utf-8")}
+    benchmark = render_eval_yaml(new.configs)
+    if benchmark is not None:
+        files[out / EVAL_YAML_NAME] = benchmark.encode("utf-8")
 
     def move_shards() -> None:
         for _, entry in sorted(staged.items()):
@@ -167,6 +171,8 @@ def commit(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journa
 
     atomic_write_all(files, before_rename=move_shards)
     journal.committed = True
+    if benchmark is None:
+        (out / EVAL_YAML_NAME).unlink(missing_ok=True)
     try:
         manifest.configs = new.configs
         collect_garbage(out, manifest)

@@ -16,6 +16,7 @@ from ..scoring.core import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import TASKS, get_task, multi_value_form
+from .eval_yaml import leaderboards_section
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
 
@@ -254,6 +255,7 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
         "build_inputs": _build_lines(manifest),
         "num_configs": _num(len(configs)),
         "sweeps": _sweeps(configs),
+        "leaderboards": leaderboards_section(configs),
     }
 
 

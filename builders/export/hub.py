@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..base.errors import CheckFailed, OneRulerError, named_setting
 from .frontmatter import configs_data_files, parse_front_matter
-from .layout import MANIFEST_NAME, README_NAME
+from .eval_yaml import eval_yaml_problem
+from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
 from .records import Manifest
 from .metric import METRIC_DIR, metric_files
@@ -21,7 +22,8 @@ from .metric import METRIC_DIR, metric_files
 MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
 
 
-def _token() -> str:
+def hub_token() -> str:
+    """The Hugging Face token of ``HF_TOKEN`` or the login (``hf auth login``); an error when there is none."""
     from huggingface_hub import get_token
 
     token = get_token()
@@ -32,17 +34,19 @@ def _token() -> str:
     return token
 
 
-def _check_repo_id(repo_id: str) -> None:
+def check_repo_id(repo_id: str, setting: str = "repo_id") -> None:
+    """An error naming ``setting`` unless ``repo_id`` is ``ORG/NAME``."""
     parts = repo_id.split("/")
     if len(parts) != 2 or not all(parts):
-        raise OneRulerError(f"{named_setting('repo_id')} {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
+        raise OneRulerError(f"{named_setting(setting)} {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
 
 
 def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
     """Refuse an export that is not safe to publish; return (manifest, repo paths to upload).
 
-    Checks: manifest present, at most 3,000 configs, every shard matches its sha256, and the
-    README's YAML declares exactly the manifest's configs and shard paths.
+    Checks: manifest present, at most 3,000 configs, every shard matches its sha256, the README's
+    YAML declares exactly the manifest's configs and shard paths, and ``eval.yaml`` is there exactly
+    when the export serves a leaderboard, as its configs give it.
     """
     out = Path(out_dir)
     if not out.is_dir():
@@ -79,35 +83,40 @@ def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
         diff = sorted(set(declared) ^ set(expected)) or sorted(n for n in expected if declared.get(n) != expected[n])
         raise CheckFailed(f"{readme}: its configs do not match {MANIFEST_NAME} (e.g. {', '.join(map(str, diff[:5]))}); "
                           f"rebuild with `oneruler build` to regenerate it")
-    paths = [README_NAME, MANIFEST_NAME] + sorted(e.file for e in configs.values())
+    problem = eval_yaml_problem(out, configs)
+    if problem:
+        raise CheckFailed(f"{out}: {problem}; rebuild with `oneruler build` to regenerate it")
+    benchmark = [EVAL_YAML_NAME] if (out / EVAL_YAML_NAME).is_file() else []
+    paths = [README_NAME, MANIFEST_NAME] + benchmark + sorted(e.file for e in configs.values())
     return manifest, paths
 
 
 def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None = None, private: bool = False) -> str:
     """Upload an export folder to a Hub dataset repo in one commit; return the commit URL.
 
-    Shards under ``data/`` on the target branch that the export no longer references are deleted
-    in the same commit, so the repository mirrors the folder.
+    Shards under ``data/`` on the target branch that the export no longer references (and an
+    ``eval.yaml`` it no longer has) are deleted in the same commit, so the repository mirrors the folder.
     """
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
-    _check_repo_id(repo_id)
+    check_repo_id(repo_id)
     out = Path(out_dir)
     manifest, paths = check_publishable(out)
-    token = _token()
+    token = hub_token()
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     if revision and revision != "main":
         api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
     remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=revision))
     keep = set(paths)
-    operations: list = [CommitOperationDelete(path_in_repo=p) for p in sorted(remote - keep) if p.startswith("data/")]
+    stale = [p for p in sorted(remote - keep) if p.startswith("data/") or p == EVAL_YAML_NAME]
+    operations: list = [CommitOperationDelete(path_in_repo=p) for p in stale]
     operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(out / p)) for p in paths]
     n = len(manifest.configs)
     info = api.create_commit(
         repo_id, operations, repo_type="dataset", revision=revision,
         commit_message=f"ONERULER export: {n} config{'s' if n != 1 else ''}",
-        commit_description=f"Uploaded with `oneruler push` ({len(paths) - 2} shards, README.md, manifest.json).",
+        commit_description=f"Uploaded with `oneruler push` ({n} shards, {', '.join(p for p in paths if '/' not in p)}).",
     )
     return info.commit_url
 
@@ -119,9 +128,9 @@ def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) 
     """
     from huggingface_hub import CommitOperationAdd, HfApi
 
-    _check_repo_id(repo_id)
+    check_repo_id(repo_id)
     files = metric_files(folder)
-    token = _token()
+    token = hub_token()
     api = HfApi(token=token)
     api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
     operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in files]

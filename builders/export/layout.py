@@ -2,6 +2,7 @@
 
     DIR/README.md                                  YAML front matter (configs, features) + dataset card
     DIR/manifest.json                              sha256 of every shard and source, inputs of every config
+    DIR/eval.yaml                                  the Hub benchmark's leaderboards (only when the export serves one)
     DIR/data/<config>/test-<sha256[:16]>.parquet   one zstd Parquet shard per config (split ``test``)
     DIR/.oneruler-build/                           a build in progress: staged shards and their journal
 
@@ -17,6 +18,7 @@ from ..spec.defaults import SPLIT
 
 MANIFEST_NAME = "manifest.json"
 README_NAME = "README.md"
+EVAL_YAML_NAME = "eval.yaml"
 DATA_DIR = "data"
 WORK_DIR = ".oneruler-build"
 JOURNAL_NAME = "journal.jsonl"

@@ -1,7 +1,7 @@
 """``oneruler verify DIR``: prove an export folder is what its manifest says, by rebuilding it.
 
 1. every shard against the manifest's size and sha256 (fast; also what ``oneruler push`` checks);
-2. ``README.md`` against the card rendered from the manifest;
+2. ``README.md`` against the card rendered from the manifest, ``eval.yaml`` against the one its configs give;
 3. the sources: every recorded source file must be available with the recorded sha256;
 4. the tokenizers: each recorded alias must load and have the recorded identity and fingerprint;
 5. every config rebuilt from its recorded inputs (seed, samples, tokenizer) into a temporary folder,
@@ -25,6 +25,7 @@ from ..spec.configs import parse_config_name
 from ..spec.defaults import BUILTIN_TOKENIZERS
 from .card import render_readme
 from .inputs import BuildInputs
+from .eval_yaml import eval_yaml_problem
 from .layout import README_NAME
 from .manifest import check_shards, describe_values, export_values, read_manifest
 from .records import ConfigEntry, Manifest
@@ -68,7 +69,7 @@ class VerifyReport:
 
 
 def check_files(out: Path, manifest: Manifest, report: VerifyReport, log: Callable[[str], None]) -> None:
-    """Steps 1 and 2: shard checksums and the README."""
+    """Steps 1 and 2: shard checksums, the README and eval.yaml."""
     configs = manifest.configs
     for name, why in check_shards(out, manifest).items():
         if why:
@@ -80,6 +81,9 @@ def check_files(out: Path, manifest: Manifest, report: VerifyReport, log: Callab
         report.problems.append(f"{README_NAME} is missing")
     elif readme.read_text(encoding="utf-8") != render_readme(manifest):
         report.problems.append(f"{README_NAME} differs from the card rendered from manifest.json")
+    benchmark = eval_yaml_problem(out, manifest.configs)
+    if benchmark:
+        report.problems.append(benchmark)
     for p in report.problems:
         log(f"FAIL  {p}")
 

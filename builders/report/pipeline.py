@@ -12,7 +12,9 @@ from typing import Any, Callable
 from ..base.errors import OneRulerError, named_setting
 from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
-from .render.folder import write_report
+from .hub_results.eval_results import parse_dataset_id
+from .hub_results.report_files import HubResults, hub_identity, hub_results
+from .render.folder import write_files, write_report
 from .render.notes import render_notes
 from .render.tables import plural, render_effective, render_errors, render_sweep, render_table
 from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
@@ -34,20 +36,25 @@ class PartialRun(OneRulerError):
 def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: ScoringOptions | None = None, *,
                      meta: RunMeta | None = None, hub_cache: str | None = None, allow_partial: bool = False,
                      threshold: float = ABSOLUTE_THRESHOLD, depth_bins: int | None = None,
-                     depth_unit: DepthUnit | None = None, echo: Callable[[str], None] = print) -> Report:
+                     depth_unit: DepthUnit | None = None, dataset_id: str | None = None,
+                     echo: Callable[[str], None] = print) -> Report:
     """Score, print the tables (through ``echo``) and write the report folder.
 
     Lines that ``oneruler run`` recorded as failed or skipped hold no model output: they are left
     out like absent lines (the config is partial). ``meta`` (the run's sidecar meta) is copied into
     scores.json; when it names this Hub dataset, the rows are read at the commit the run sent (not
     main's head). ``threshold`` (fraction) is the absolute effective-length threshold; ``depth_unit`` the depth
-    view's unit (None: tokens when the dataset records them, else sentences).
+    view's unit (None: tokens when the dataset records them, else sentences). ``dataset_id``
+    (``ORG/NAME@COMMIT``) names the Hub copy of a local export, for ``.eval_results/oneruler.yaml``.
     """
     options = options or ScoringOptions()
+    given = parse_dataset_id(dataset_id) if dataset_id is not None else None
     preds = read_predictions(predictions)
     sent = meta.dataset if meta is not None else None
     revision = sent.revision if sent is not None and sent.name == dataset else None
     source = DatasetSource.open(dataset, revision, "a revision", hub_cache=hub_cache)
+    identity = source.identity()
+    hub = hub_identity(identity, given)
     rows = load_rows(source, first_per_config(preds))
     left_out = unscored(preds)
     extra: dict[str, Any] = {}
@@ -55,8 +62,8 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
         extra["run"] = meta.to_json() if meta is not None else None
         extra["unscored_lines"] = {s: sorted(i for i, v in left_out.items() if v == s) for s in UNSCORED_STATUSES}
     report = score_predictions({k: p for k, p in preds.items() if k not in left_out}, rows, options,
-                               ReportSettings(threshold, depth_bins, depth_unit), source.identity(), extra)
-    _print_and_write(report, out_dir, left_out, echo)
+                               ReportSettings(threshold, depth_bins, depth_unit), identity, extra)
+    _print_and_write(report, out_dir, left_out, echo, hub_results(report, source.configs(), preds, rows, hub))
     partial = partial_configs(report.records)
     if partial and not allow_partial:
         missing_lines = sum(total - have for have, total in partial.values())
@@ -68,7 +75,8 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     return report
 
 
-def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], echo: Callable[[str], None]) -> None:
+def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], echo: Callable[[str], None],
+                     hub: HubResults) -> None:
     """Print the tables and notes, write the report folder and say what was written."""
     document = scores_document(report)
     effective = effective_lengths(report.columns, report.settings.threshold)
@@ -86,5 +94,9 @@ def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], ec
         counts = {s: sum(v == s for v in left_out.values()) for s in UNSCORED_STATUSES}
         echo(f"not scored: {counts['failed']} row(s) the run recorded as failed, {counts['skipped']} skipped "
              f"(prompt over the server's window)")
+    echo("\n" + "\n".join(hub.lines))
     written = write_report(report, document, effective, out_dir)
-    echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")
+    written += write_files(out_dir, {name: data for name, data in hub.files.items() if data is not None})
+    for name in (name for name, data in hub.files.items() if data is None):
+        (out_dir / name).unlink(missing_ok=True)
+    echo(f"\nwrote {', '.join(p.relative_to(out_dir).as_posix() for p in written)} to {out_dir}")

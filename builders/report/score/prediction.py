@@ -17,3 +17,5 @@ class Prediction:
     finish_reason: str | None
     line: int
     status: LineStatus | None = None  # None: a status this version does not know (another writer)
+    reasoning_chars: int | None = None  # the length of the reasoning the server split off (None: none recorded)
+    usage: dict | None = None  # the line's usage: prompt_tokens, completion_tokens, reasoning_tokens

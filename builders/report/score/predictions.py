@@ -62,7 +62,8 @@ def parse_line(raw: bytes, number: int) -> Prediction:
     if isinstance(obj, dict) and is_lm_eval_sample(obj):
         return parse_lm_eval_sample(obj, number)
     line = PredictionLine.from_json(obj, number, lenient=True)
-    return Prediction(line.id, line.prediction, line.finish_reason, number, line.status)
+    reasoning = len(line.reasoning) if isinstance(line.reasoning, str) else None
+    return Prediction(line.id, line.prediction, line.finish_reason, number, line.status, reasoning, line.usage)
 
 
 def read_predictions(path: Path) -> dict[str, Prediction]:

@@ -1,0 +1,56 @@
+"""``oneruler publish`` (a report's results into a model repo) and ``oneruler leaderboard`` (Hub + local reports).
+
+The token is ``HF_TOKEN`` or the Hub login, given to ``huggingface_hub`` only: it appears in no output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .handler import cli_errors
+
+
+@click.command("publish")
+@click.argument("report", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--model", required=True, metavar="ORG/MODEL", help="The model repository the results belong to.")
+@click.option("--details", default=None, metavar="ORG/NAME",
+              help="Also push the per-row details as this dataset (created if missing); its URL becomes the results' source.")
+@click.option("--no-pr", is_flag=True, help="Commit to the model repo's main branch instead of opening a pull request "
+                                           "(needs write access).")
+@click.option("--dry-run", is_flag=True, help="Show the files and where they would go; contact nothing.")
+@cli_errors
+def publish_command(report: Path, model: str, details: str | None, no_pr: bool, dry_run: bool) -> None:
+    """Publish REPORT's .eval_results/oneruler.yaml to the model's Hub repo (a pull request by default)."""
+    from ..publish.publish import plan_publication, publish
+
+    plan = plan_publication(report, model, details, create_pr=not no_pr)
+    if dry_run:
+        click.echo("dry run: nothing checked on the Hub, nothing sent. Would send:")
+        for line in plan.describe():
+            click.echo(line)
+        return
+    url = publish(plan, click.echo)
+    click.echo(f"{'opened a pull request' if plan.create_pr else 'committed'} on {model}: {url}")
+
+
+@click.command("leaderboard")
+@click.argument("reports", nargs=-1, type=click.Path(file_okay=False, path_type=Path), metavar="[REPORT ...]")
+@click.option("--dataset", default=None, metavar="ORG/NAME", help="The benchmark dataset whose Hub leaderboard to merge in.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for leaderboard.csv, leaderboard.md and leaderboard.png.")
+@cli_errors
+def leaderboard_command(reports: tuple[Path, ...], dataset: str | None, out_dir: Path) -> None:
+    """ONERULER's leaderboards: the Hub's published results for --dataset merged with local REPORT folders."""
+    from ..publish.leaderboard import gather
+    from ..publish.leaderboard_files import table_text, write_board
+
+    board = gather(dataset, list(reports))
+    for note in board.notes:
+        click.echo(note, err=True)
+    if not board.standings:
+        click.echo("no result to show: no report covers a leaderboard in full and the Hub gave none")
+    click.echo(table_text(board))
+    written = write_board(board, out_dir)
+    click.echo(f"wrote {', '.join(p.name for p in written)} to {out_dir}")

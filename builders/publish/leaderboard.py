@@ -1,0 +1,124 @@
+"""``oneruler leaderboard``: the published results of ONERULER on the Hub merged with local reports.
+
+Hub part: the models on the dataset's Hub leaderboard (``HfApi.get_dataset_leaderboard``; the
+client asks for the dataset's leaderboard as a whole, no task parameter), then each model's
+results file (at its pull request when it is one), whose entries for this dataset give one value
+per task (and the 95 % interval ``oneruler score`` wrote into the notes). Local part: every report
+folder read back (``report/compare/load.py``) and valued by the same function as ``score``
+(``report/hub_results/values.py``), with its interval. Without ``--dataset``, with
+``HF_HUB_OFFLINE`` set, or when the Hub cannot be reached, the Hub part is skipped and the reason
+given; the local part never needs the network.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from ..base.errors import OneRulerError
+from ..report.compare.load import load_reports
+from ..report.hub_results.eval_results import parse_eval_results
+from ..report.hub_results.values import leaderboard_values
+from ..spec.leaderboards import LEADERBOARDS
+from . import hub
+
+_NOTED_INTERVAL = re.compile(r"95 % CI (\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True)
+class Score:
+    """One value in percent, with its 95 % interval when known."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass
+class Standing:
+    """One model's row: where it comes from and its value per leaderboard (task id → Score)."""
+
+    model: str
+    origin: str
+    scores: dict[str, Score] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        """``hub`` or ``local``."""
+        return "hub" if self.origin.startswith("hub") else "local"
+
+
+@dataclass
+class Board:
+    """The merged leaderboard: its tasks (columns), rows best first, and what was skipped or could not be read."""
+
+    tasks: list[str]
+    standings: list[Standing]
+    notes: list[str]
+
+
+def score_of(value: float, notes: str | None) -> Score:
+    """A published value, with the interval its notes state (``95 % CI a–b``) when they do."""
+    m = _NOTED_INTERVAL.search(notes or "")
+    return Score(float(value), float(m[1]), float(m[2])) if m else Score(float(value))
+
+
+def local_standings(paths: Sequence[Path]) -> list[Standing]:
+    """One row per report folder, valued by ``leaderboard_values`` (complete leaderboards only)."""
+    out = []
+    for loaded in load_reports(list(paths)):
+        scores = {}
+        for v in leaderboard_values(loaded.report):
+            if v.value is not None:
+                ci = v.interval
+                scores[v.id] = Score(v.value, *((round(100 * ci.low, 2), round(100 * ci.high, 2)) if ci else ()))
+        out.append(Standing(loaded.label, f"local {loaded.path}", scores))
+    return out
+
+
+def hub_standings(dataset: str) -> tuple[list[Standing], list[str]]:
+    """One row per model on the dataset's Hub leaderboard, and a note per results file that could not be read."""
+    standings, notes = [], []
+    for result in hub.published_results(dataset):
+        try:
+            entries = _entries(hub.results_file(result), dataset)
+        except OneRulerError as exc:
+            notes.append(f"skipped {result.model}: {exc}")
+            continue
+        origin = "hub, verified" if result.verified else (
+            f"hub, pull request #{result.pull_request}" if result.pull_request else "hub")
+        standings.append(Standing(result.model, origin, {e.task_id: score_of(e.value, e.notes) for e in entries}))
+    return standings, notes
+
+
+def _entries(text: str, dataset: str) -> list:
+    try:
+        return [e for e in parse_eval_results(text) if e.dataset_id == dataset]
+    except ValueError as exc:
+        raise OneRulerError(f"its results file is {exc}") from None
+
+
+def _order(standing: Standing, tasks: list[str]) -> tuple:
+    first = next((standing.scores[t].value for t in tasks if t in standing.scores), None)
+    return (first is None, -(first or 0.0), standing.model, standing.origin)
+
+
+def gather(dataset: str | None, reports: Sequence[Path]) -> Board:
+    """The Hub's standings for ``dataset`` (if it can be asked) and the local reports', merged, best first."""
+    standings, notes = local_standings(reports), []
+    reason = "no --dataset given" if dataset is None else hub.offline_reason()
+    if reason is None:
+        try:
+            found, unread = hub_standings(dataset)
+            standings += found
+            notes += unread
+        except OneRulerError as exc:
+            reason = str(exc)
+    if reason is not None:
+        notes.insert(0, f"Hub part skipped: {reason}; local reports only")
+    present = {t for s in standings for t in s.scores}
+    tasks = [b.id for b in LEADERBOARDS if b.id in present] + sorted(present - {b.id for b in LEADERBOARDS})
+    standings.sort(key=lambda s: _order(s, tasks))
+    return Board(tasks, standings, notes)

@@ -1,0 +1,92 @@
+"""The merged leaderboard as text (stdout), ``leaderboard.csv``, ``leaderboard.md`` and ``leaderboard.png``.
+
+The figure has one panel per leaderboard: each model a point at its value, with its 95 % interval
+as a bar where one is known (a local report; a published result whose notes state it).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from ..report.render.folder import csv_bytes, write_files
+from .leaderboard import Board, Score
+
+
+def cell_text(score: Score | None) -> str:
+    """``63.42 [61.20, 65.60]``, ``63.42``, or ``—``."""
+    if score is None:
+        return "—"
+    ci = f" [{score.low:.2f}, {score.high:.2f}]" if score.low is not None else ""
+    return f"{score.value:.2f}{ci}"
+
+
+def table_rows(board: Board) -> list[list[str]]:
+    """Header and one row per standing: model, origin, then each task's cell."""
+    rows = [["model", "origin", *board.tasks]]
+    rows += [[s.model, s.origin, *(cell_text(s.scores.get(t)) for t in board.tasks)] for s in board.standings]
+    return rows
+
+
+def table_text(board: Board) -> str:
+    """The table with aligned columns, for the terminal."""
+    rows = table_rows(board)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def markdown(board: Board) -> str:
+    """The table in Markdown, with a line saying what the values are."""
+    rows = table_rows(board)
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[1:]]
+    told = "Value: micro accuracy (%) over the leaderboard's pool, [95 % interval] where known."
+    return "\n".join([told, "", *lines, *(["", *(f"- {n}" for n in board.notes)] if board.notes else [])]) + "\n"
+
+
+def csv_file(board: Board) -> bytes:
+    """One row per standing; per task its value and interval bounds (empty where unknown)."""
+    header = ["model", "origin"] + [f"{t}_{part}" for t in board.tasks for part in ("value", "ci_low", "ci_high")]
+    rows = []
+    for s in board.standings:
+        cells: list = [s.model, s.origin]
+        for t in board.tasks:
+            score = s.scores.get(t)
+            cells += [score.value, score.low, score.high] if score else [None, None, None]
+        rows.append(cells)
+    return csv_bytes(header, rows)
+
+
+def figure_png(board: Board) -> bytes:
+    """One panel per leaderboard, models on the vertical axis, values with their intervals."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    models = [f"{s.model} ({s.kind})" for s in board.standings]
+    fig = Figure(figsize=(2.2 + 2.6 * max(len(board.tasks), 1), 1.2 + 0.35 * max(len(models), 1)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, max(len(board.tasks), 1), sharey=True, squeeze=False)[0]
+    for ax, task in zip(axes, board.tasks):
+        for y, standing in enumerate(board.standings):
+            score = standing.scores.get(task)
+            if score is None:
+                continue
+            err = [[score.value - score.low], [score.high - score.value]] if score.low is not None else None
+            ax.errorbar([score.value], [y], xerr=err, fmt="o", color="C0", capsize=3)
+        ax.set_title(task, fontsize=9)
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("accuracy (%)", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(range(len(models)), models, fontsize=8)
+    axes[0].invert_yaxis()
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    return buffer.getvalue()
+
+
+def write_board(board: Board, out: Path) -> list[Path]:
+    """leaderboard.csv, leaderboard.md and leaderboard.png into ``out``, each written atomically."""
+    files = {"leaderboard.csv": csv_file(board), "leaderboard.md": markdown(board).encode("utf-8"),
+             "leaderboard.png": figure_png(board)}
+    return write_files(out, files)

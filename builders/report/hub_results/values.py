@@ -1,0 +1,85 @@
+"""The value of each leaderboard a report covers: ``leaderboard_values``, the one function that computes it.
+
+``oneruler score`` writes these into ``.eval_results/oneruler.yaml``; ``oneruler leaderboard``
+computes the same from report folders. The rule (``spec/leaderboards.py:VALUE_RULE``): the micro
+accuracy over every counted row of the leaderboard's pool, in the paper's scoring mode (a strict
+report's paper-mode scores), with the 95 % cluster-bootstrap interval of the report's pooled cells
+(``stats/cells.py``). A leaderboard is *complete* when every row of every config of its pool has a
+prediction line; only complete ones get a value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+from ...spec.leaderboards import ServedLeaderboard, served_leaderboards
+from ..report_data import Report
+from ..stats.cells import Cell, RecordColumns
+from ..stats.closed_form import Interval
+from ..views.summaries import coverage
+
+
+@dataclass(frozen=True)
+class LeaderboardValue:
+    """One leaderboard in one report: how much of its pool the report covers and, when all of it, the value."""
+
+    served: ServedLeaderboard
+    configs_covered: int  # configs of the pool whose every row has a prediction line
+    cell: Cell | None  # the pool's rows pooled (None: the report misses part of the pool)
+
+    @property
+    def id(self) -> str:
+        """The eval.yaml task id."""
+        return self.served.id
+
+    @property
+    def complete(self) -> bool:
+        """Every row of every config of the pool has a prediction line."""
+        return self.cell is not None
+
+    @property
+    def value(self) -> float | None:
+        """The value in percent, rounded to two decimals (None: incomplete or nothing counted)."""
+        if self.cell is None or self.cell.accuracy is None:
+            return None
+        return round(100 * self.cell.accuracy, 2)
+
+    @property
+    def interval(self) -> Interval | None:
+        """The 95 % interval of the accuracy (fractions), when there is a value."""
+        return self.cell.interval if self.cell is not None and self.cell.counted else None
+
+    def shortfall(self) -> str:
+        """What the report lacks of the pool, in words (empty when complete)."""
+        if self.complete:
+            return ""
+        return f"{self.configs_covered} of {len(self.served.pool)} configs of its pool complete"
+
+
+def paper_columns(report: Report) -> RecordColumns:
+    """The report's columns in paper mode: its own, or for a strict report those of its paper-mode scores."""
+    if not report.strict:
+        return report.columns
+    return RecordColumns([replace(r, score=r.paper) for r in report.records])
+
+
+def leaderboard_values(report: Report, config_names: Iterable[str] | None = None) -> list[LeaderboardValue]:
+    """Each leaderboard the dataset serves, with the report's value when the report covers it in full.
+
+    ``config_names``: the dataset's configs (which leaderboards it serves, in which tokenizer); None: the
+    report's own configs (a report folder read back, whose dataset is not at hand).
+    """
+    covered = coverage(report.records)
+    complete = {name for name, (have, total) in covered.items() if have == total}
+    served = served_leaderboards(covered if config_names is None else config_names)
+    columns = None
+    out = []
+    for board in served:
+        pool = set(board.pool)
+        cell = None
+        if pool <= complete:
+            columns = columns or paper_columns(report)
+            cell = columns.cells((), columns.mask("config", pool.__contains__)).get(())
+        out.append(LeaderboardValue(board, len(pool & complete), cell))
+    return out

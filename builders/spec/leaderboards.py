@@ -1,0 +1,127 @@
+"""The leaderboards ONERULER defines on the Hugging Face Hub (the tasks of a dataset's ``eval.yaml``), as data.
+
+Each leaderboard pools a fixed set of the standard grid's *main* configs (26 languages × the seven
+tasks of the paper's main grid × its lengths; no ``s_niah_nonone`` ablation, no cross-lingual pair,
+no fixed depth): ``oneruler`` all four lengths (728 configs), ``oneruler_8k`` … ``oneruler_128k``
+one length each (182). Its value is the micro accuracy, in percent, over every counted row of the
+pool, scored with the paper's metric in its default settings (``VALUE_RULE``; the paper, footnote
+10: "we discard no-answer cases and report micro accuracy over the remaining instances").
+
+A dataset serves the leaderboards whose whole pool it holds, in one tokenizer's configs
+(``served_leaderboards``): the text-control configs (``pl_s_niah_8k``) when they serve any, else
+one token-control alias (``pl_s_niah_8k_llama3``). ``oneruler build`` writes those into the
+export's ``eval.yaml`` and card; ``oneruler score`` computes the value of each one a report
+covers in full. Per-language and per-task boards are not defined (docs/publishing.md says why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, render_length
+from .defaults import SPLIT, valid_alias
+from .languages import LANGUAGE_CODES
+from .tasks import MAIN_TASKS
+
+VALUE_RULE = (
+    "100 × passed / counted over every row of the pool (the micro accuracy over the pooled examples, as the paper "
+    "reports it, footnote 10), scored with the paper's metric in its default settings: a NIAH row without an "
+    "answer (null, or cut at the token limit) leaves the denominator, a CWE row without one counts wrong, a leading "
+    "<think> block is removed before scoring. Every row of every config of the pool must have a prediction. The 95 % "
+    "interval is the cluster bootstrap over example indices (rows of one index share their draws across languages)."
+)
+REPRESENTATIVE = ("en", "s_niah")  # the pool's config eval.yaml names: English single NIAH at the pool's longest length
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """One leaderboard (an ``eval.yaml`` task): its id, a title, and the lengths whose main configs it pools."""
+
+    id: str
+    title: str
+    lengths: tuple[int, ...]
+
+    def specs(self, alias: str | None = None) -> tuple[ConfigSpec, ...]:
+        """The pooled configs, in grid order (``alias``: a token-control tokenizer; None: text-control)."""
+        return tuple(ConfigSpec(lang, task, length, tokenizer_alias=alias)
+                     for lang in LANGUAGE_CODES for task in MAIN_TASKS for length in self.lengths)
+
+    def pool(self, alias: str | None = None) -> tuple[str, ...]:
+        """The names of the pooled configs."""
+        return tuple(spec.name for spec in self.specs(alias))
+
+    def describe(self) -> str:
+        """The pool in words, e.g. ``26 languages × 7 tasks × 8k (182 configs)``."""
+        lengths = ", ".join(render_length(n) for n in self.lengths)
+        return f"{len(LANGUAGE_CODES)} languages × {len(MAIN_TASKS)} tasks × {lengths} ({len(self.pool())} configs)"
+
+
+LEADERBOARDS: tuple[Leaderboard, ...] = (
+    Leaderboard("oneruler", "ONERULER, all lengths", STANDARD_LENGTHS),
+    *(Leaderboard(f"oneruler_{render_length(n)}", f"ONERULER at {render_length(n)}", (n,)) for n in STANDARD_LENGTHS),
+)
+
+
+@dataclass(frozen=True)
+class ServedLeaderboard:
+    """A leaderboard as one dataset serves it: in the configs of tokenizer ``alias`` (None: text-control)."""
+
+    board: Leaderboard
+    alias: str | None
+
+    @property
+    def id(self) -> str:
+        """The eval.yaml task id."""
+        return self.board.id
+
+    @property
+    def pool(self) -> tuple[str, ...]:
+        """The names of the pooled configs in this tokenizer."""
+        return self.board.pool(self.alias)
+
+    @property
+    def config(self) -> str:
+        """The one config ``eval.yaml`` names (its schema wants one): English S-NIAH at the pool's longest length."""
+        return ConfigSpec(*REPRESENTATIVE, max(self.board.lengths), tokenizer_alias=self.alias).name
+
+    @property
+    def split(self) -> str:
+        """The split ``eval.yaml`` names."""
+        return SPLIT
+
+    @property
+    def length_control(self) -> str:
+        """How the pool's lengths are measured, in words."""
+        if self.alias is None:
+            return "text-control (lengths in cl100k_base tokens: every model reads the same text)"
+        return f"token-control (lengths in {self.alias} tokens)"
+
+
+def _candidate_aliases(names: set[str]) -> list[str]:
+    """Token-control aliases the names may use (the last part of each name that could be one), sorted."""
+    return sorted({n.rsplit("_", 1)[-1] for n in names if "_" in n} - {""})
+
+
+def served_leaderboards(config_names: Iterable[str]) -> list[ServedLeaderboard]:
+    """The leaderboards whose whole pool is among ``config_names``, in ``LEADERBOARDS`` order.
+
+    Text-control configs win when they serve any leaderboard; otherwise the first token-control alias
+    (alphabetically) that serves one. One tokenizer for all: the boards of a dataset compare like with like.
+    """
+    names = set(config_names)
+    for alias in [None, *_candidate_aliases(names)]:
+        if alias is not None and not valid_alias(alias):
+            continue
+        try:
+            served = [ServedLeaderboard(b, alias) for b in LEADERBOARDS if names.issuperset(b.pool(alias))]
+        except ConfigNameError:  # a name part that is no alias after all
+            continue
+        if served:
+            return served
+    return []
+
+
+def find_leaderboard(task_id: str) -> Leaderboard | None:
+    """The leaderboard with this eval.yaml task id (None: ONERULER defines none)."""
+    return next((b for b in LEADERBOARDS if b.id == task_id), None)

@@ -1,0 +1,48 @@
+"""The merged leaderboard's parts that need no Hub: published notes read back, the order, the files."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from builders.publish.leaderboard import Board, Score, Standing, gather, score_of
+from builders.publish.leaderboard_files import cell_text, csv_file, markdown, table_text
+from builders.report.hub_results.notes import interval_note
+from builders.report.hub_results.values import LeaderboardValue
+from builders.report.stats.cells import Cell
+from builders.report.stats.closed_form import Interval
+from builders.spec.leaderboards import LEADERBOARDS, ServedLeaderboard
+
+
+def test_a_published_interval_is_read_back_from_the_notes_score_wrote():
+    cell = Cell(passed=154, counted=182, lines=182, rows=182, truncated=0, no_response=0, configs=182,
+                interval=Interval(0.8013, 0.89))
+    value = LeaderboardValue(ServedLeaderboard(LEADERBOARDS[1], None), 182, cell)
+    assert score_of(value.value, "x; " + interval_note(value) + "; y") == Score(84.62, 80.13, 89.0)
+    assert score_of(12.5, "no-tools") == Score(12.5) and score_of(3, None) == Score(3.0)
+
+
+def board() -> Board:
+    standings = [Standing("b", "local r2", {"oneruler_8k": Score(50.0)}),
+                 Standing("a", "hub", {"oneruler_8k": Score(70.0, 65.0, 75.0), "oneruler": Score(60.0)}),
+                 Standing("c", "hub, pull request #3", {"oneruler": Score(80.0)})]
+    standings.sort(key=lambda s: (-(s.scores.get("oneruler", Score(-1)).value), s.model))
+    return Board(["oneruler", "oneruler_8k"], standings, ["Hub part skipped: no --dataset given; local reports only"])
+
+
+def test_the_table_csv_and_markdown_show_every_value_with_its_interval():
+    text = table_text(board()).splitlines()
+    assert text[0].split() == ["model", "origin", "oneruler", "oneruler_8k"]
+    assert "70.00 [65.00, 75.00]" in text[2] and text[3].split()[-1] == "50.00" and "—" in text[3]
+    rows = list(csv.DictReader(io.StringIO(csv_file(board()).decode("utf-8"))))
+    assert [(r["model"], r["oneruler_value"], r["oneruler_8k_ci_low"]) for r in rows] == [
+        ("c", "80.0", ""), ("a", "60.0", "65.0"), ("b", "", "")]
+    md = markdown(board())
+    assert "| a | hub | 60.00 | 70.00 [65.00, 75.00] |" in md and "- Hub part skipped" in md
+    assert cell_text(None) == "—"
+
+
+def test_gather_without_a_dataset_skips_the_hub_and_says_so():
+    merged = gather(None, [])
+    assert merged.standings == [] and merged.tasks == []
+    assert merged.notes == ["Hub part skipped: no --dataset given; local reports only"]

@@ -1,0 +1,47 @@
+"""The leaderboards ONERULER defines (spec/leaderboards.py): their pools and which a dataset serves."""
+
+from __future__ import annotations
+
+from builders.spec.configs import STANDARD_LENGTHS, render_length
+from builders.spec.grids import grid_configs
+from builders.spec.leaderboards import LEADERBOARDS, find_leaderboard, served_leaderboards
+from builders.spec.tasks import TASKS
+
+STANDARD = [c.name for c in grid_configs("standard")]
+# the paper's main grid, read off the standard grid: monolingual, no s_niah_nonone ablation (Fig. 14)
+MAIN = [c.name for c in grid_configs("standard") if not c.is_cross_lingual and c.task != "s_niah_nonone"]
+
+
+def test_the_headline_pools_the_main_grid_and_each_length_board_one_length_of_it():
+    boards = {b.id: b for b in LEADERBOARDS}
+    assert list(boards) == ["oneruler"] + [f"oneruler_{render_length(n)}" for n in STANDARD_LENGTHS]
+    assert sorted(boards["oneruler"].pool()) == sorted(MAIN) and len(MAIN) == 26 * 7 * 4
+    per_length = [set(boards[f"oneruler_{render_length(n)}"].pool()) for n in STANDARD_LENGTHS]
+    assert all(len(p) == 182 for p in per_length)
+    assert set().union(*per_length) == set(MAIN) and sum(map(len, per_length)) == len(MAIN)  # a partition
+    assert all(name.endswith(f"_{render_length(n)}") for p, n in zip(per_length, STANDARD_LENGTHS) for name in p)
+    assert {TASKS[c.task].name for c in boards["oneruler"].specs()} == set(TASKS) - {"s_niah_nonone"}
+
+
+def test_a_dataset_serves_the_boards_whose_whole_pool_it_holds():
+    assert [s.id for s in served_leaderboards(STANDARD)] == [b.id for b in LEADERBOARDS]
+    eight = [n for n in MAIN if n.endswith("_8k")]
+    served = served_leaderboards(eight + ["ko-en_s_niah_8k", "pl_s_niah_nonone_8k"])
+    assert [(s.id, s.alias, s.config, s.split) for s in served] == [("oneruler_8k", None, "en_s_niah_8k", "test")]
+    assert served_leaderboards(eight[1:]) == []  # one config short: nothing
+    assert [s.config for s in served_leaderboards(STANDARD)] == ["en_s_niah_128k", "en_s_niah_8k", "en_s_niah_32k",
+                                                                "en_s_niah_64k", "en_s_niah_128k"]
+
+
+def test_token_control_configs_serve_in_their_tokenizer_and_text_control_wins():
+    llama = [f"{n}_llama3" for n in MAIN if n.endswith("_32k")]
+    served = served_leaderboards(llama)
+    assert [(s.id, s.alias, s.config) for s in served] == [("oneruler_32k", "llama3", "en_s_niah_32k_llama3")]
+    assert set(served[0].pool) == set(llama) and "llama3" in served[0].length_control
+    mixed = served_leaderboards(llama + [n for n in MAIN if n.endswith("_8k")])
+    assert [(s.id, s.alias) for s in mixed] == [("oneruler_8k", None)]  # one tokenizer per dataset: text-control
+
+
+def test_find_leaderboard():
+    assert find_leaderboard("oneruler_64k").lengths == (64_000,)
+    assert find_leaderboard("pl") is None
