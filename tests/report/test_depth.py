@@ -197,6 +197,25 @@ def test_a_sweep_has_a_bin_centred_on_each_of_its_depths(tmp_path):
     assert [line.split()[:2] for line in table[3:]] == [[str(d), "0.0" if d == 50 else "100.0"] for d in range(0, 101, 10)]
 
 
+def test_a_sweep_with_crosss_depths_draws_a_row_per_swept_depth_not_the_empty_steps_between(tmp_path):
+    # 0, 10, ..., 100 in en and CROSS's 0, 25, 50, 75, 100 in ko-en: one bin per step of 5 (21 bins); the figure
+    # draws only the 13 depths some config sweeps, the CSV keeps every bin of the view
+    configs, preds = {}, []
+    for lang, depths in (("en", range(0, 101, 10)), ("ko-en", range(0, 101, 25))):
+        ctx, _, inst = lang.partition("-")
+        for depth in depths:
+            name = f"{lang}_s_niah_8k_at{depth}"
+            rows = [make_row(name, i, "s_niah", ctx, inst or ctx, 8000, [value(name, i)],
+                             [("k", value(name, i), depth, depth, float(depth))]) for i in range(2)]
+            configs[name] = rows
+            preds += [{"id": r["id"], "prediction": r["answers"][0]} for r in rows]
+    folder = score_folder(write_export(tmp_path / "export", configs), preds, tmp_path / "sweep")
+    assert len(read_depth(folder)) == 21
+    bins, cells = report_depth_cells(load_report(folder).report)
+    labels = [t.get_text() for t in depth_figure(cells, bins, "sweep").axes[0].get_yticklabels()]
+    assert labels == ["0", "10", "20", "25", "30", "40", "50", "60", "70", "75", "80", "90", "100"]
+
+
 def test_task_order_places_multi_value_variants_after_mv_niah():
     tasks = ["cwe_easy", "mq_niah", "mv16_niah", "mv4e_niah", "mv_niah", "s_niah", "mv4_niah", "brand_new"]
     assert sorted(tasks, key=task_rank) == ["s_niah", "mv_niah", "mv4_niah", "mv4e_niah", "mv16_niah", "mq_niah",

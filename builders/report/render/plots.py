@@ -156,11 +156,12 @@ def depth_figure(cells: list[DepthCell], bins: DepthBins, title: str):
     """The figure of ``depth_png``: a panel per task, one colorbar, the unit and the bins on the depth axis."""
     import matplotlib
 
-    panels = depth_grid(cells)
+    panels = depth_grid(cells, swept=bins.centred)
     columns = min(3, len(panels))
     rows = (len(panels) + columns - 1) // columns
     width = 3.4 * columns + 1.6
-    fig = _figure(width, max(3.6, 0.36 * bins.count + 1.2) * rows + 0.9, layout="constrained")
+    tallest = max(len(labels) for _, labels, _ in panels.values())
+    fig = _figure(width, max(3.6, 0.36 * tallest + 1.2) * rows + 0.9, layout="constrained")
     cmap = matplotlib.colormaps["RdYlGn"]
     axes, image = [], None
     for k, (task, (lengths, labels, grid)) in enumerate(panels.items()):

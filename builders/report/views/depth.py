@@ -149,13 +149,17 @@ def depth_title(report: Report, title: str) -> str:
     return f"{title} ({FALLBACK})" if report.depth_fallback else title
 
 
-def depth_grid(cells: list[DepthCell]) -> dict[str, tuple[list[str], list[str], list[list[DepthCell]]]]:
-    """Per task: (length labels, depth-bin labels top to bottom, cells[bin][length])."""
+def depth_grid(cells: list[DepthCell], swept: bool = False,
+               ) -> dict[str, tuple[list[str], list[str], list[list[DepthCell]]]]:
+    """Per task: (length labels, depth-bin labels top to bottom, cells[bin][length]). ``swept``: the bins are a
+    sweep's, labelled by their depths, and a depth no config of the task sweeps (no needle at any length) is left
+    out rather than drawn as an empty row (the labels keep the gap visible: 20, 25, 30)."""
     out = {}
     for task in dict.fromkeys(c.task for c in cells):
         mine = [c for c in cells if c.task == task]
         lengths = sorted({c.length for c in mine})
-        bins = sorted({(c.depth_low, c.label) for c in mine})
+        held = {c.depth_low for c in mine if c.counted}
+        bins = sorted({(c.depth_low, c.label) for c in mine if not swept or c.depth_low in held})
         at = {(c.length, c.depth_low): c for c in mine}
         grid = [[at[(n, low)] for n in lengths] for low, _ in bins]
         out[task] = ([render_length(n) for n in lengths], [label for _, label in bins], grid)
