@@ -20,6 +20,7 @@ from .render.tables import plural, render_effective, render_errors, render_sweep
 from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
 from .score.needles import DepthUnit
 from .score.options import ScoringOptions
+from .score.inspect_log import logged_dataset
 from .score.predictions import UNSCORED_STATUSES, first_per_config, read_predictions, unscored
 from .score.rows import load_rows
 from .views.document import scores_document
@@ -50,7 +51,7 @@ def score_and_report(predictions: Path, dataset: str, out_dir: Path, options: Sc
     options = options or ScoringOptions()
     given = parse_dataset_id(dataset_id) if dataset_id is not None else None
     preds = read_predictions(predictions)
-    sent = meta.dataset if meta is not None else None
+    sent = meta.dataset if meta is not None else logged_dataset(Path(predictions))  # a run's, or an Inspect log's
     revision = sent.revision if sent is not None and sent.name == dataset else None
     source = DatasetSource.open(dataset, revision, "a revision", hub_cache=hub_cache)
     identity = source.identity()

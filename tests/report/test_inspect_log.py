@@ -124,3 +124,43 @@ def test_without_inspect_the_log_names_the_extra(tmp_path, monkeypatch):
     with pytest.raises(OneRulerError, match=r"is an Inspect log; reading it needs inspect-ai \(pip install "
                                             r"'oneruler\[inspect\]'\)"):
         read_predictions(path)
+
+
+def test_a_log_of_a_hub_dataset_is_scored_at_the_commit_it_read(tmp_path, source_cache):
+    """The task records the Hub commit it read (``eval.metadata["dataset"]``); ``score`` reads the rows there, not at
+    main's head: two exports pushed to one repo of the loopback Hub stand-in (tests/hub_server.py), seeds 1 then 2
+    (other values), and a log whose answers are the first export's values scores 100 %."""
+    import secrets
+
+    import pyarrow.parquet as pq
+    from hub_client import client_env, oneruler
+    from hub_server import running_hub
+
+    from builders.export.build import build_dataset
+    from builders.export.request import BuildRequest
+    from builders.report.score.inspect_log import logged_dataset
+
+    token, repo = "hf_" + secrets.token_hex(16), "my-org/pinned"
+    exports = [tmp_path / f"seed{seed}" for seed in (1, 2)]
+    for seed, export in zip((1, 2), exports):
+        build_dataset(BuildRequest(["en_s_niah_8k"], export, samples=2, seed=seed, cache_dir=str(source_cache),
+                                   progress=False))
+    first = {r["id"]: r["answers"][0] for r in pq.read_table(next(exports[0].glob("data/*/*.parquet"))).to_pylist()}
+    with running_hub(token) as (endpoint, state):
+        env = client_env(endpoint, tmp_path, token)
+        assert oneruler(["push", str(exports[0]), "--repo-id", repo], env, tmp_path).returncode == 0
+        commit = state.head("dataset", repo)
+        assert oneruler(["push", str(exports[1]), "--repo-id", repo], env, tmp_path).returncode == 0
+        assert state.head("dataset", repo) != commit
+        OUTPUTS.update({i: (None, value, "stop") for i, value in first.items()})
+        try:
+            log = write_log(tmp_path, ids=sorted(first), metadata={"dataset": {"name": repo, "revision": commit}})
+        finally:
+            for ident in first:
+                del OUTPUTS[ident]
+        assert logged_dataset(log).revision == commit
+        scored = oneruler(["score", str(log), "--dataset", repo, "--out", str(tmp_path / "report")], env, tmp_path)
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
+    assert scores["dataset"]["revision"] == commit and scores["overall"]["accuracy"] == 1.0
+    assert logged_dataset(tmp_path / "report" / "scores.json") is None  # not a log: nothing recorded

@@ -18,6 +18,7 @@ from pathlib import Path
 from ...base.errors import OneRulerError, one_line, problems_error
 from ...spec.ids import check_id
 from ...spec.prediction_line import finish_reason_of
+from ...spec.run_meta import DatasetRecord
 from .prediction import Prediction
 
 INSTALL_HINT = "pip install 'oneruler[inspect]'"
@@ -76,3 +77,17 @@ def read_inspect_log(path: Path) -> dict[str, Prediction]:
     if not predictions:
         raise OneRulerError(f"no samples in Inspect log {path}")
     return predictions
+
+
+def logged_dataset(path: Path) -> DatasetRecord | None:
+    """The dataset an Inspect log of the task read (name, Hub commit, manifest sha256, as the task recorded it in
+    the eval's metadata), so that ``score`` reads the same commit; None: not an Inspect log, or nothing recorded."""
+    if not is_inspect_log(path):
+        return None
+    try:
+        from inspect_ai.log import read_eval_log
+
+        recorded = (read_eval_log(str(path), header_only=True).eval.metadata or {}).get("dataset")
+        return DatasetRecord.from_json(recorded, "dataset") if isinstance(recorded, dict) else None
+    except Exception:  # noqa: BLE001 - unreadable here means unreadable in read_inspect_log, which says why
+        return None
