@@ -104,20 +104,23 @@ oneruler run "$EXPORT" --base-url "$URL/v1" --model "$MODEL" --out "$WORK/stream
 # 6. score, and lm-eval and Inspect on the same NIAH rows
 step "score"
 oneruler score "$WORK/run.jsonl" --dataset "$EXPORT" --out "$WORK/report" | tee "$WORK/score.txt"
+# scored_output NAME PATTERN: score the first file under $WORK/NAME matching PATTERN (a harness's own log of
+# its answers) and say the overall line, or why there is none; the file's path is kept in $WORK/NAME-path
+scored_output() {
+    local found
+    found=$(find "$WORK/$1" -name "$2" 2> /dev/null | head -1)
+    echo "$found" > "$WORK/$1-path"
+    if [ -z "$found" ]; then echo "FAILED: $(tail -3 "$WORK/$1.txt" | tr '\n' ' ')"; return; fi
+    oneruler score "$found" --dataset "$EXPORT" --out "$WORK/$1-report" --allow-partial > "$WORK/$1-score.txt"
+    echo "scored, $(grep -m1 '^overall accuracy' "$WORK/$1-score.txt")"
+}
 INSPECT="not run (inspect_ai not installed)"
 if python3 -c 'import inspect_ai' 2> /dev/null; then
     step "inspect eval oneruler/oneruler on en_s_niah_8k"
     LLAMA_API_KEY=none inspect eval oneruler/oneruler -T configs=en_s_niah_8k -T "dataset=$EXPORT" \
         --model "openai-api/llama/$MODEL" --model-base-url "$URL/v1" --log-dir "$WORK/inspect" \
         --display plain > "$WORK/inspect.txt" 2>&1 || true
-    LOG=$(find "$WORK/inspect" -name '*.eval' | head -1)
-    echo "$LOG" > "$WORK/inspect-path"
-    if [ -n "$LOG" ]; then
-        oneruler score "$LOG" --dataset "$EXPORT" --out "$WORK/inspect-report" --allow-partial > "$WORK/inspect-score.txt"
-        INSPECT="scored, $(grep -m1 '^overall accuracy' "$WORK/inspect-score.txt")"
-    else
-        INSPECT="FAILED: $(tail -3 "$WORK/inspect.txt" | tr '\n' ' ')"
-    fi
+    INSPECT=$(scored_output inspect '*.eval')
 fi
 LMEVAL="not run (lm_eval not installed)"
 if command -v lm_eval > /dev/null; then
@@ -126,14 +129,7 @@ if command -v lm_eval > /dev/null; then
         --model_args "model=$MODEL,base_url=$URL/v1/chat/completions,num_concurrent=1,max_retries=1,timeout=600" \
         --apply_chat_template --tasks oneruler_en_s_niah_8k --include_path "$(oneruler lm-eval-path)" \
         --log_samples --output_path "$WORK/lmeval" > "$WORK/lmeval.txt" 2>&1 || true
-    SAMPLES=$(find "$WORK/lmeval" -name 'samples_*.jsonl' | head -1)
-    echo "$SAMPLES" > "$WORK/samples-path"
-    if [ -n "$SAMPLES" ]; then
-        oneruler score "$SAMPLES" --dataset "$EXPORT" --out "$WORK/lmeval-report" --allow-partial > "$WORK/lmeval-score.txt"
-        LMEVAL="scored, $(grep -m1 '^overall accuracy' "$WORK/lmeval-score.txt")"
-    else
-        LMEVAL="FAILED: $(tail -3 "$WORK/lmeval.txt" | tr '\n' ' ')"
-    fi
+    LMEVAL=$(scored_output lmeval 'samples_*.jsonl')
 fi
 
 # 7. the checks, then the verdict
@@ -168,7 +164,7 @@ print(f"inspect: {inspect}")
 same_stream = sum(a["prediction"] == b["prediction"] for a, b in zip(sorted(lines, key=lambda l: l["id"]),
                                                                    sorted(streamed, key=lambda l: l["id"])))
 print(f"streamed and non-streamed runs gave the same output on {same_stream} of {len(lines)} row(s)")
-samples = work / "samples-path"
+samples = work / "lmeval-path"
 if samples.exists() and samples.read_text().strip():
     theirs = {}
     for raw in open(samples.read_text().strip(), encoding="utf-8"):

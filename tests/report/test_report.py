@@ -415,6 +415,16 @@ def test_upstream_missing_policy_drops_null_and_truncated_for_every_task(export,
     assert data["options"]["missing"] == "upstream" and data["null_predictions"]["dropped"] == 2
 
 
+def test_a_report_with_nothing_counted_says_so_instead_of_a_percentage(export, cache, tmp_path):
+    """Only en 8k s_niah answered, every answer cut at the token limit: nothing is counted anywhere."""
+    records = [dict(r, finish_reason="length", prediction=r["prediction"] or "x")
+               for r in make_predictions(export[1]) if r["id"].startswith("en_s_niah_8k/")]
+    result, _ = score(export, cache, tmp_path, records)
+    assert result.exit_code == 0, result.output
+    assert "overall accuracy: none: no row is counted (4 dropped by the missing-answer policy, notes below)" \
+        in result.output and "-%" not in result.output
+
+
 def test_an_empty_cell_says_why_and_what_to_do(export, cache, tmp_path):
     """Every en 8k answer cut at the token limit (the paper drops them): the table, scores.csv, the notes and the
     heatmap's cell say how many and why, and point to --max-tokens and --truncated score."""

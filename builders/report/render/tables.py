@@ -68,7 +68,9 @@ def render_table(report: Report, document: ScoresDocument) -> str:
     for key in sorted(by_row, key=lambda k: (task_rank(k[0]),) + k[1:]):
         lines.append(list(key) + [cell_text(by_length.get(key + (n,))) for n in lengths] + [cell_text(by_row[key])])
     overall = document.overall
-    line = f"overall accuracy: {pct(overall.accuracy)}% ({overall.passed}/{overall.counted})"
+    line = (f"overall accuracy: {pct(overall.accuracy)}% ({overall.passed}/{overall.counted})" if overall.counted else
+            f"overall accuracy: none: no row is counted ({overall.dropped} dropped by the missing-answer policy, "
+            f"notes below)")
     if overall.ci:
         line += f", 95 % interval {pct(overall.ci[0])}–{pct(overall.ci[1])}"
     cov = document.coverage
