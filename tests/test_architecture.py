@@ -14,6 +14,9 @@ from builders.export.inputs import CARD_FACT_MODULES, GENERATOR_MODULES
 PACKAGE = Path(__file__).resolve().parents[1] / "builders"
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
+MAX_PARAMETERS = 12  # below the CLI: more travel as one typed object (a request, a settings record)
+# Parameters that are a framework's options one for one: Inspect's -T options of the task
+MANY_PARAMETERS = {"inspect_eval/task.py:oneruler_task", "inspect_eval/options.py:task_options"}
 
 # Layer -> the layers it may import from (itself is always allowed).
 ALLOWED: dict[str, set[str]] = {
@@ -252,3 +255,26 @@ def test_no_import_cycle_inside_a_layer(layer):
 def test_the_cycle_check_finds_a_cycle():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
+
+
+def parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Parameters a caller passes (``self``/``cls`` and ``*args``/``**kwargs`` not counted)."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    return len(positional) + len(args.kwonlyargs) - (1 if positional and positional[0].arg in ("self", "cls") else 0)
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_functions_below_the_cli_take_few_parameters(path):
+    if layer_of(path) == "cli":  # a command takes its options, one parameter each
+        return
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            where = f"{path.relative_to(PACKAGE).as_posix()}:{node.name}"
+            if where not in MANY_PARAMETERS:
+                assert parameter_count(node) <= MAX_PARAMETERS, f"{where} takes {parameter_count(node)} parameters"
+
+
+def test_the_parameter_count_counts_what_a_caller_passes():
+    method, = ast.parse("class A:\n    def f(self, a, /, b, *args, c, **kw): pass").body[0].body
+    assert parameter_count(method) == 3
