@@ -48,7 +48,12 @@ outside = []
 for info in pkgutil.walk_packages(builders.__path__, "builders."):
     if info.name.endswith(".__main__"):
         continue
-    module = importlib.import_module(info.name)
+    try:
+        module = importlib.import_module(info.name)
+    except ModuleNotFoundError as exc:  # an optional integration whose extra is not installed (inspect_eval/)
+        if (exc.name or "").split(".")[0] in ("inspect_ai", "lm_eval", "transformers"):
+            continue
+        raise
     for name, value in vars(module).items():
         for path in (value if isinstance(value, tuple) else (value,)):
             if isinstance(path, pathlib.PurePath) and path.is_absolute() and not pathlib.Path(path).resolve().is_relative_to(root):
