@@ -7,21 +7,18 @@ killed (a ``kill -9`` during the final rewrite leaves a file as large as the pre
 them when it takes the lock. Temporary files of other names (another file's writer, another tool)
 are never touched.
 
-The lock is ``flock`` on the lock file, which is removed when released; a lock taken on a file that
-was removed in between (its releaser unlinked it) is taken again on the new one.
+The lock is ``filelock``'s (``flock`` on the lock file, as ``base/locking.py``'s folder lock), taken at
+once or refused; the lock file is removed when released.
 """
 
 from __future__ import annotations
 
-import fcntl
 import glob
-import os
 from pathlib import Path
-from typing import Any
+
+from filelock import FileLock, Timeout
 
 from ...base.errors import OneRulerError, describe_os_error, named_setting
-
-TRIES = 5  # a lock file replaced while we took it (released and removed by another writer) is taken again
 
 
 def temp_prefix(path: Path) -> str:
@@ -40,54 +37,40 @@ class OutputLock:
     def __init__(self, path: Path, also: tuple[Path, ...] = ()):
         self.path = Path(path)
         self.also = tuple(Path(p) for p in also)  # files written beside it under the same lock (its meta)
-        self._handle: Any = None
+        self._lock: FileLock | None = None
         self.removed: list[tuple[Path, int]] = []  # stale temp files removed: (path, bytes)
 
     def acquire(self) -> "OutputLock":
         """Take the lock (an error if another process holds it), then remove the temp files a killed writer left."""
         target = lock_path(self.path)
+        lock = FileLock(str(target))
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            for _ in range(TRIES):
-                handle = open(target, "a")
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    handle.close()
-                    raise OneRulerError(f"{self.path}: another `oneruler` process is writing this file; wait for it "
-                                        f"or choose another {named_setting('out')}") from None
-                if _same_file(handle, target):
-                    self._handle = handle
-                    break
-                handle.close()  # its holder released and removed it between our open and our lock: take the new one
-            else:
-                raise OneRulerError(f"{self.path}: could not take its lock {target.name} (it keeps being replaced)")
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise OneRulerError(f"{self.path}: another `oneruler` process is writing this file; wait for it "
+                                f"or choose another {named_setting('out')}") from None
         except OSError as exc:
             raise OneRulerError(f"{self.path.parent}: cannot write there ({describe_os_error(exc)}); nothing was "
                                 f"written. Choose another {named_setting('out')}") from None
+        self._lock = lock
         self.removed = remove_stale((self.path, *self.also))
         return self
 
     def release(self) -> None:
         """Remove the lock file and release the lock."""
-        if self._handle is not None:
-            lock_path(self.path).unlink(missing_ok=True)
-            self._handle.close()
-            self._handle = None
+        if self._lock is not None:
+            try:
+                lock_path(self.path).unlink(missing_ok=True)
+            finally:
+                self._lock.release()
+                self._lock = None
 
     def __enter__(self) -> "OutputLock":
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-def _same_file(handle: Any, target: Path) -> bool:
-    """Whether the locked handle is still the file at ``target`` (not one removed in between)."""
-    try:
-        return os.fstat(handle.fileno()).st_ino == os.stat(target).st_ino
-    except FileNotFoundError:
-        return False
 
 
 def remove_stale(paths: tuple[Path, ...]) -> list[tuple[Path, int]]:
