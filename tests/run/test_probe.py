@@ -9,6 +9,7 @@ import pytest
 from openai_server import ServerState, running_server
 
 from builders.base.errors import OneRulerError
+from builders.cli.handler import flag_of
 from builders.run.options import RetryPolicy
 from builders.run.server.client import ServerClient
 from builders.run.server.probe import ServerProbe
@@ -72,9 +73,10 @@ def test_a_request_that_hangs_is_an_error_saying_what_hung_for_how_long_and_what
     with running_server(state) as server:
         with pytest.raises(ServerHung) as hung:  # a POST: --timeout bounds it
             run(0.4, lambda probe: probe.post_json("/tokenize", {"prompt": "x"}))
-        assert str(hung.value) == (f"{server.base_url}: POST /tokenize did not answer within 0.4 s (--timeout); the "
-                                   f"server took the connection but sent nothing back. If it is still loading the "
-                                   f"model, wait until it answers and rerun; otherwise raise --timeout or restart the "
-                                   f"server")
+        said = (f"{server.base_url}: POST /tokenize did not answer within 0.4 s (--timeout); the server took the "
+                f"connection but sent nothing back. If it is still loading the model, wait until it answers and rerun; "
+                f"otherwise raise --timeout or restart the server")
+        assert hung.value.worded(flag_of) == said  # the command line's words
+        assert str(hung.value) == said.replace("--timeout", "timeout_s")  # below it, the setting's name
         with pytest.raises(ServerHung, match=r"GET /props did not answer within 0.3 s; .* otherwise restart the server$"):
             run(10, lambda probe: probe.get_json("/props", timeout=0.3))  # the probe's own deadline: no option to name

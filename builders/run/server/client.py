@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ...base.errors import OneRulerError
+from ...base.errors import OneRulerError, named_setting
 from ...scoring import split_reasoning
 from ..options import RetryPolicy
 from ..settings import LOAD_TIMEOUT_S
@@ -270,7 +270,7 @@ class ServerClient:
         try:
             raw = await asyncio.wait_for(self.client.models.with_raw_response.list(), self.retry.timeout_s)
         except (asyncio.TimeoutError, self.openai.APITimeoutError):
-            raise self.hung("GET /v1/models", self.retry.timeout_s, "--timeout",
+            raise self.hung("GET /v1/models", self.retry.timeout_s, "timeout_s",
                             "if it is still loading the model, wait until it answers and rerun") from None
         except self.openai.APIStatusError as exc:
             if exc.status_code == 401:
@@ -288,10 +288,11 @@ class ServerClient:
                              f"set OPENAI_API_KEY to a key it accepts")
 
     def hung(self, request: str, seconds: float, setting: str | None, hint: str) -> ServerHung:
-        """The error of a request the server took and never answered: what, how long (``setting``: the option that
-        sets the deadline, if one does), what to try."""
-        bound = f" ({setting})" if setting else ""
-        other = f"raise {setting} or restart the server" if setting else "restart the server"
+        """The error of a request the server took and never answered: what, how long (``setting``: the setting that
+        sets the deadline, ``timeout_s`` or ``load_timeout_s``, if one does), what to try."""
+        named = named_setting(setting) if setting else None
+        bound = f" ({named})" if named else ""
+        other = f"raise {named} or restart the server" if named else "restart the server"
         return ServerHung(f"{self.shown}: {request} did not answer within {seconds:g} s{bound}; the server took the "
                           f"connection but sent nothing back. {hint[:1].upper()}{hint[1:]}; otherwise {other}")
 

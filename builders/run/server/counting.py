@@ -32,7 +32,7 @@ async def server_counts(server: KnownServer, refs: list[RowRef], prompts: Prompt
         try:
             return await server.count(row.input)
         except ServerHung as exc:  # say what the run was doing when the server stopped answering
-            raise ServerHung(f"counting prompt tokens (row {row.id}): {exc}") from None
+            raise ServerHung(f"counting prompt tokens (row {row.id}): {exc.marked}") from None  # its settings kept
 
     async def one(row: RunRow) -> None:
         async with gate:

@@ -66,7 +66,7 @@ class ServerProbe:
         bounded by ``--load-timeout`` rather than ``--timeout``."""
         seconds = self._client.load_timeout_s
         self._client.say(f"waiting for {what} (POST {path}; at most {seconds:g} s, --load-timeout)")
-        return await self._call(path, body, seconds, setting="--load-timeout",
+        return await self._call(path, body, seconds, setting="load_timeout_s",
                                 hint="a large model may need longer to load: load it before the run")
 
     async def _call(self, path: str, body: dict | None, timeout: float | None, setting: str | None = None,
@@ -75,7 +75,7 @@ class ServerProbe:
 
         limit = self._client.retry.timeout_s
         seconds = timeout if setting is not None else min(timeout or limit, limit)
-        setting = setting or ("--timeout" if seconds == limit else None)  # None: PROBE_TIMEOUT_S, not an option
+        setting = setting or ("timeout_s" if seconds == limit else None)  # None: PROBE_TIMEOUT_S, not a setting
         request = f"{'POST' if body is not None else 'GET'} {path}"
         try:
             return await asyncio.wait_for(self._client.root_json(path, body, seconds), seconds)
