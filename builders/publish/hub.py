@@ -15,6 +15,7 @@ from pathlib import Path
 from ..base.errors import OneRulerError, one_line
 from ..export.hub import hub_token
 
+
 def _status(exc: Exception) -> int | None:
     response = getattr(exc, "response", None)
     return getattr(response, "status_code", None)

@@ -12,7 +12,6 @@ given; the local part never needs the network.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -20,11 +19,10 @@ from typing import Sequence
 from ..base.errors import OneRulerError
 from ..report.compare.load import load_reports
 from ..report.hub_results.eval_results import parse_eval_results
+from ..report.hub_results.notes import noted_interval
 from ..report.hub_results.values import leaderboard_values
 from ..spec.leaderboards import LEADERBOARDS
 from . import hub
-
-_NOTED_INTERVAL = re.compile(r"95 % CI (\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -61,8 +59,7 @@ class Board:
 
 def score_of(value: float, notes: str | None) -> Score:
     """A published value, with the interval its notes state (``95 % CI a–b``) when they do."""
-    m = _NOTED_INTERVAL.search(notes or "")
-    return Score(float(value), float(m[1]), float(m[2])) if m else Score(float(value))
+    return Score(float(value), *(noted_interval(notes) or ()))
 
 
 def local_standings(paths: Sequence[Path]) -> list[Standing]:

@@ -141,3 +141,11 @@ def test_dataset_id_must_name_a_commit_and_only_for_a_local_export(grid, tmp_pat
     with pytest.raises(OneRulerError, match="applies to a local export; my-org/oneruler is a Hub dataset") as caught:
         hub_identity(hub, HubIdentity("my-org/other", COMMIT))
     assert caught.value.settings == ("dataset_id",)
+
+
+def test_the_interval_written_into_the_notes_reads_back():
+    from builders.report.hub_results.notes import noted_interval
+
+    written = "95 % CI 61.20–65.60 (cluster bootstrap over example indices); 9,050 of 9,100 rows counted, 5,700 passed"
+    assert noted_interval(written) == (61.2, 65.6)
+    assert noted_interval("no interval (nothing counted)") is None and noted_interval(None) is None

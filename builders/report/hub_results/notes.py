@@ -10,6 +10,7 @@ without ``oneruler run``'s meta), so that a leaderboard reader sees it beside th
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...spec.defaults import DEFAULT_SAMPLES
@@ -18,6 +19,7 @@ from .values import LeaderboardValue
 
 # the sampling of the paper's runs, as ``oneruler run`` records it (max_tokens None: the row's reserve);
 # ``extra_body`` is where a server's thinking switch goes (e.g. chat_template_kwargs.enable_thinking)
+INTERVAL = re.compile(r"95 % CI (\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)")  # what ``interval_note`` writes, read back
 PAPER_SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": None, "max_tokens": None, "reasoning_effort": None,
                                   "stop": [], "extra_body": {}}
 
@@ -31,6 +33,12 @@ def interval_note(value: LeaderboardValue) -> str:
     bounds = f"95 % CI {100 * ci.low:.2f}–{100 * ci.high:.2f} (cluster bootstrap over example indices)" if ci else \
         "no interval (nothing counted)"
     return f"{bounds}; {cell.counted:,} of {cell.rows:,} rows counted, {cell.passed:,} passed"
+
+
+def noted_interval(notes: str | None) -> tuple[float, float] | None:
+    """The 95 % interval (percent) that ``interval_note`` wrote into a result's notes (None: they state none)."""
+    m = INTERVAL.search(notes or "")
+    return (float(m[1]), float(m[2])) if m else None
 
 
 def length_note(value: LeaderboardValue) -> str:
