@@ -31,7 +31,7 @@ ALLOWED: dict[str, set[str]] = {
     "run": {"base", "spec", "scoring", "export", "dataset"},
     "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
     "publish": {"base", "spec", "scoring", "export", "dataset", "report"},
-    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "lmeval"},
+    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report", "lmeval"},
     "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval", "publish"},
 }
 LAYERS = sorted(ALLOWED)

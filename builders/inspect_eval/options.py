@@ -19,6 +19,7 @@ from typing import Any
 
 from ..base.errors import OneRulerError, SettingError
 from ..dataset.source import select_configs
+from ..report.score.options import ScoringOptions
 from ..lmeval.options import DATASET_ENV, RowSource, row_source, scoring_options
 from ..lmeval.rows import LOADED
 from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
@@ -152,7 +153,7 @@ class TaskOptions:
     source: RowSource
     limit: int | None
     generation: Generation
-    scoring: Any  # report.records.ScoringOptions, built by lmeval.options.scoring_options
+    scoring: ScoringOptions  # built by lmeval.options.scoring_options
 
 
 def generation(preset: Any, max_tokens: Any) -> Generation:

@@ -27,6 +27,7 @@ import math
 from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, grouped, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from ..report.score.options import ScoringOptions
 from ..scoring.core import ExampleScore, extract_answer, score_example
 from ..spec.prediction_line import finish_reason_of
 
@@ -51,17 +52,16 @@ def explain(result: ExampleScore, finish_reason: str | None) -> str:
     return f"{result.category.replace('_', ' ')}, recall {result.recall:.2f}{cut}"
 
 
-def score_answer(text: str | None, target: list[str], metadata: dict, finish_reason: str | None, *,
-                 strict: bool, truncation: str, missing_policy: str, keep_think: bool, answer_tag: bool) -> Score:
+def score_answer(text: str | None, target: list[str], metadata: dict, finish_reason: str | None,
+                 options: ScoringOptions) -> Score:
     """The Score of one answer: 1.0 / 0.0, or NaN when the paper leaves it out; the core's verdict as metadata."""
-    kwargs = dict(needles=metadata.get("needles"), finish_reason=finish_reason, truncation=truncation,
-                  missing_policy=missing_policy, strip_think=not keep_think, answer_tag=answer_tag)
+    kwargs = dict(needles=metadata.get("needles"), finish_reason=finish_reason, **options.kwargs())
     args = (text, target, metadata["task"], metadata["instruction_language"])
-    result = score_example(*args, strict=strict, **kwargs)
+    result = score_example(*args, strict=options.strict, **kwargs)
     details = {**result.to_dict(), "finish_reason": finish_reason}
-    if strict:
+    if options.strict:
         details["paper_passed"] = score_example(*args, strict=False, **kwargs).passed
-    answer = extract_answer(text, strip_think=not keep_think, answer_tag=answer_tag)
+    answer = extract_answer(text, strip_think=options.strip_think, answer_tag=options.answer_tag)
     return Score(value=float(result.passed) if result.counted else math.nan, answer=answer,
                  explanation=explain(result, finish_reason), metadata=details)
 
@@ -70,11 +70,10 @@ def score_answer(text: str | None, target: list[str], metadata: dict, finish_rea
 def oneruler_scorer(strict: bool = False, truncation: str = "paper", missing_policy: str = "paper",
                     keep_think: bool = False, answer_tag: bool = False) -> Scorer:
     """The paper's metric (``strict``: whole-token matching; the rest as ``oneruler score``'s options)."""
-    options = dict(strict=strict, truncation=truncation, missing_policy=missing_policy, keep_think=keep_think,
-                   answer_tag=answer_tag)
+    options = ScoringOptions(strict, truncation, missing_policy, not keep_think, answer_tag)
 
     async def score(state: TaskState, target: Target) -> Score:
         return score_answer(state.output.completion, list(target.target), state.metadata,
-                            finish_reason_of(state.output.stop_reason), **options)
+                            finish_reason_of(state.output.stop_reason), options)
 
     return score
