@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from ..base.errors import OneRulerError
 from ..base.resources import CARD_TEMPLATE, REINSTALL, shipped_path
+from ..base.text import plural
 from ..scoring.core import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.languages import LANGUAGES
@@ -210,8 +211,8 @@ def _summary(configs: dict[str, ConfigEntry], langs: set[str]) -> str:
     lengths = sorted({e.length for e in configs.values()})
     rows = sum(e.num_rows for e in configs.values())
     size = sum(e.size for e in configs.values())
-    return (f"This export holds **{_num(len(configs))} config{'s' * (len(configs) != 1)}** ({_num(rows)} "
-            f"example{'s' * (rows != 1)}, {size / 1e6:.1f} MB of Parquet) "
+    return (f"This export holds **{plural(len(configs), 'config')}** ({plural(rows, 'example')}, "
+            f"{size / 1e6:.1f} MB of Parquet) "
             f"over {len(langs)} language(s), {len(tasks)} task(s) and lengths "
             f"{', '.join(render_length(n) for n in lengths) or '—'}.")
 

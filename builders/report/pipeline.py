@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..base.errors import OneRulerError, named_setting
+from ..base.text import plural
 from ..dataset.source import DatasetSource
 from ..spec.run_meta import RunMeta
 from .hub_results.eval_results import parse_dataset_id
 from .hub_results.report_files import HubResults, hub_identity, hub_results
 from .render.folder import write_files, write_report
 from .render.notes import render_notes
-from .render.tables import plural, render_effective, render_errors, render_sweep, render_table
+from .render.tables import render_effective, render_errors, render_sweep, render_table
 from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
 from .score.needles import DepthUnit
 from .score.options import ScoringOptions

@@ -21,7 +21,7 @@ from ...spec.configs import render_length
 from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap, percentiles
 from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
-from ..render.tables import plural
+from ...base.text import plural
 from ..stats.sign_flip import sign_flip_p, smallest_p
 from ..views.grouping import task_rank
 

@@ -8,7 +8,8 @@ from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
 from ..views.depth import FALLBACK
 from ..views.summaries import disagreements
-from .tables import plural, pct
+from ...base.text import plural
+from .tables import pct
 
 
 def render_notes(report: Report, document: ScoresDocument) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...base.text import plural
 from ...scoring import core as scoring
 from ...spec.configs import render_length
 from ..documents.scores_json import ScoresDocument
@@ -15,11 +16,6 @@ from ..views.grouping import task_rank
 from ..views.sweep import sweep_tables
 
 FEW_ROWS = 10  # a cell resting on fewer counted rows shows its count
-
-
-def plural(n: int, noun: str, many: str | None = None) -> str:
-    """``1 config``, ``2 configs`` (``many``: the plural when it is not ``noun + "s"``)."""
-    return f"{n:,} {noun if n == 1 else many or noun + 's'}"
 
 
 def pct(value: float | None) -> str:
