@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ..base.errors import OneRulerError
+from ..base.text import plural
 from ..spec.configs import parse_config_name
 from .handler import cli_errors
 from .options import hub_cache_option, seed_option, source_options, tokenizer_option
@@ -103,8 +104,8 @@ def exported_row(dataset: str, config: str, index: int, hub_cache: str | None = 
     mapping = source.configs()
     if config not in mapping:
         sample = ", ".join(sorted(mapping)[:3])
-        raise OneRulerError(f"dataset {dataset!r} has no config {config!r}; it has {len(mapping):,} "
-                            f"{'config' if len(mapping) == 1 else 'configs'}, e.g. {sample}")
+        raise OneRulerError(f"dataset {dataset!r} has no config {config!r}; it has {plural(len(mapping), 'config')}, "
+                            f"e.g. {sample}")
     rows = {row["id"]: row for row in read_rows(source, [config], mapping, ("id",), optional=None)}
     row = rows.get(f"{config}/{index}")
     if row is None:
