@@ -22,7 +22,7 @@ from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap, percentiles
 from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
 from ...base.text import plural
-from ..stats.sign_flip import sign_flip_p, smallest_p
+from ..stats.sign_flip import sign_flip_p_values, smallest_p
 from ..views.grouping import task_rank
 
 # table name -> the record fields of its cells ("NIAH" tables keep NIAH rows when there are any)
@@ -152,7 +152,7 @@ def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
     if test == MCNEMAR:
         p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
     else:
-        p_values = [sign_flip_p(row) for row in sums.passed - sums.passed_b]
+        p_values = sign_flip_p_values(sums.passed - sums.passed_b)
     q_values = bh_qvalues(p_values)
     cells = []
     for k, key in enumerate(keys):
