@@ -53,13 +53,13 @@ def front_matter(model: str, files: Sequence[str]) -> dict[str, Any]:
 
 
 def _settings(document: ScoresDocument) -> list[str]:
-    run = document.extra.get("run") if isinstance(document.extra.get("run"), dict) else None
+    run = document.run
     if run is None:
         return ["- generation: not recorded (the predictions were not written by `oneruler run`)"]
-    sampling = json.dumps(run.get("sampling"), sort_keys=True)
-    return [f"- served model name: `{run.get('model')}`, API `{run.get('api')}`, preset `{run.get('preset')}`",
+    sampling = json.dumps(run.sampling, sort_keys=True)
+    return [f"- served model name: `{run.model}`, API `{run.api}`, preset `{run.preset}`",
             f"- sampling: `{sampling}` (`max_tokens` null: each row's reserve, the paper's setting)",
-            f"- run: {run.get('started_at')} – {run.get('ended_at')}"]
+            f"- run: {run.started_at} – {run.ended_at}"]
 
 
 def details_card(model: str, document: ScoresDocument, entries: Sequence, rows_by_length: dict[str, int]) -> str:

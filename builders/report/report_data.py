@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dataset.source import DatasetIdentity
+from ..spec.run_meta import RunMeta, copied_meta
 from .score.needles import DepthUnit, depth_unit_of
 from .score.options import ScoringOptions
 from .score.predictions import Prediction
@@ -68,6 +69,11 @@ class Report:
     def strict(self) -> bool:
         """Whole-token matching (with paper-mode scores kept for comparison)."""
         return self.options.strict
+
+    @property
+    def run(self) -> RunMeta | None:
+        """The run's meta the report copies into scores.json (``extra["run"]``), as its record (None: none)."""
+        return copied_meta(self.extra.get("run"))
 
     @property
     def depth_fallback(self) -> bool:

@@ -273,3 +273,14 @@ class RunMeta(MetaRecord):
     def dataset_field(self, name: str) -> str | None:
         """``name``, ``revision`` or ``manifest_sha256`` of the dataset (None: not recorded)."""
         return getattr(self.dataset, name) if self.dataset is not None else None
+
+
+def copied_meta(obj: Any) -> RunMeta | None:
+    """The run's meta as a report copied it (scores.json's ``run``), read back as a record: None when there is none
+    or it has another shape (a report outlives the version that wrote it; only a meta file's own reader refuses)."""
+    if not isinstance(obj, dict):
+        return None
+    try:
+        return RunMeta.from_json(obj)
+    except ValueError:
+        return None

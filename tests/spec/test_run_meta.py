@@ -89,3 +89,12 @@ def test_numbers_and_nulls_are_kept_as_written():
     assert isinstance(meta.batch, BatchRecord) and meta.batch.skipped is None
     with pytest.raises(ValueError, match="the meta must be an object, got a list"):
         RunMeta.from_json([])
+
+
+def test_a_meta_copied_into_a_report_reads_back_leniently():
+    from builders.spec.run_meta import copied_meta
+
+    run = copied_meta({"format": "oneruler-run/1", "model": "m", "dataset": {"manifest_sha256": "abc"}, "odd": 1})
+    assert run.model == "m" and run.dataset_field("manifest_sha256") == "abc" and run.to_json()["odd"] == 1
+    assert copied_meta(None) is None and copied_meta("text") is None
+    assert copied_meta({"runs": 5}) is None  # a shape the meta file's own reader refuses: no record, no error

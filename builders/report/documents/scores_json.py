@@ -17,6 +17,7 @@ from typing import Any, Literal
 from ...base.errors import OneRulerError
 from ...dataset.source import DatasetIdentity
 from ...scoring import core as scoring
+from ...spec.run_meta import RunMeta, copied_meta
 from ..score.options import ScoringOptions
 
 Mode = Literal["paper", "strict"]
@@ -184,18 +185,20 @@ class ScoresDocument:
         )
 
     @property
+    def run(self) -> RunMeta | None:
+        """The run's meta copied into scores.json, as its record (None: no run meta)."""
+        return copied_meta(self.extra.get("run"))
+
+    @property
     def model(self) -> str | None:
         """The model the run's meta names (None: no run meta)."""
-        run = self.extra.get("run")
-        return run.get("model") if isinstance(run, dict) else None
+        return self.run.model if self.run is not None else None
 
     def manifest_sha256(self) -> str | None:
         """The identity of the rows scored: the dataset's manifest sha256 from scoring time, else the run's meta."""
         if self.dataset is not None and self.dataset.manifest_sha256:
             return self.dataset.manifest_sha256
-        run = self.extra.get("run")
-        sent = run.get("dataset") if isinstance(run, dict) else None
-        return sent.get("manifest_sha256") if isinstance(sent, dict) else None
+        return self.run.dataset_field("manifest_sha256") if self.run is not None else None
 
 
 def _plain(value: Any) -> Any:

@@ -17,12 +17,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import yaml
 
 from ...base.errors import OneRulerError, SettingError
 from ...export.frontmatter import dump_front_matter
+from ...spec.run_meta import RunMeta
 from ..report_data import Report
 from .notes import result_notes
 from .values import LeaderboardValue
@@ -52,12 +53,11 @@ def parse_dataset_id(text: str) -> HubIdentity:
     return HubIdentity(m["name"], m["revision"])
 
 
-def run_date(run: Any) -> str | None:
+def run_date(run: RunMeta | None) -> str | None:
     """When the run ended (else started), ISO 8601, from the run's meta; None when not recorded."""
-    if not isinstance(run, dict):
+    if run is None:
         return None
-    for key in ("ended_at", "started_at"):
-        value = run.get(key)
+    for value in (run.ended_at, run.started_at):
         try:
             return dt.datetime.fromisoformat(value).isoformat() if isinstance(value, str) else None
         except ValueError:
@@ -69,7 +69,7 @@ def result_entries(report: Report, values: Sequence[LeaderboardValue], identity:
     """One ``EvalResultEntry`` per leaderboard with a value."""
     from huggingface_hub import EvalResultEntry
 
-    date = run_date(report.extra.get("run"))
+    date = run_date(report.run)
     return [EvalResultEntry(dataset_id=identity.dataset_id, task_id=v.id, value=v.value,
                             dataset_revision=identity.revision, date=date, notes=result_notes(report, v))
             for v in values if v.value is not None]

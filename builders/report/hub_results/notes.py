@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ...spec.defaults import DEFAULT_SAMPLES
+from ...spec.run_meta import RunMeta
 from ..report_data import Report
 from .values import LeaderboardValue
 
@@ -49,14 +50,14 @@ def length_note(value: LeaderboardValue) -> str:
     return f"token-control: lengths in {alias} tokens (the paper's setting when {alias} is the model's tokenizer)"
 
 
-def generation_note(run: dict[str, Any] | None) -> str:
+def generation_note(run: RunMeta | None) -> str:
     """The generation settings the run's meta records, against the paper's greedy decoding within the reserve."""
-    if not isinstance(run, dict):
+    if run is None:
         return "generation settings not recorded (predictions not written by `oneruler run`)"
-    sampling = run.get("sampling") if isinstance(run.get("sampling"), dict) else {}
+    sampling = run.sampling or {}
     shown = ", ".join(f"{k}={sampling.get(k)}" for k, paper in PAPER_SAMPLING.items() if sampling.get(k, paper) != paper)
-    if run.get("preset"):
-        return f"preset {run['preset']} (the paper's for its reasoning models)" + (f": {shown}" if shown else "")
+    if run.preset:
+        return f"preset {run.preset} (the paper's for its reasoning models)" + (f": {shown}" if shown else "")
     if not shown:
         return "greedy, at most the row's reserve of new tokens (the paper's)"
     return f"generation {shown} (the paper: greedy, at most the row's reserve of new tokens)"
@@ -86,6 +87,6 @@ def samples_note(value: LeaderboardValue) -> str:
 
 def result_notes(report: Report, value: LeaderboardValue) -> str:
     """The ``notes`` of one leaderboard's entry: interval and counts, then every departure from the paper's setting."""
-    run = report.extra.get("run")
-    parts = [interval_note(value), length_note(value), samples_note(value), generation_note(run), scoring_note(report)]
+    parts = [interval_note(value), length_note(value), samples_note(value), generation_note(report.run),
+             scoring_note(report)]
     return "; ".join(p for p in parts if p)
