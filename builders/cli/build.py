@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..base.text import plural
 from .handler import cli_errors, flag_of
 from .options import (
     echo_err,
@@ -52,7 +53,7 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
     summary = build_dataset(request, log=echo_err, name_setting=flag_of)
     click.echo(
         f"built {len(summary.built)}, skipped {len(summary.skipped)} (up to date); "
-        f"{summary.out_dir} holds {summary.total_configs} config{'' if summary.total_configs == 1 else 's'}, {summary.total_bytes / 1e6:.1f} MB of Parquet "
+        f"{summary.out_dir} holds {plural(summary.total_configs, 'config')}, {summary.total_bytes / 1e6:.1f} MB of Parquet "
         f"({summary.seconds:.1f} s)"
     )
 

@@ -26,6 +26,7 @@ from ..base.errors import OneRulerError, named_setting
 from ..base.files import atomic_write_all
 from ..base.locking import FolderLock
 from ..base.progress import ConfigProgress
+from ..base.text import plural
 from ..spec.configs import ConfigSpec, parse_config_name
 from .journal import Journal
 from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
@@ -114,7 +115,7 @@ def check_values(out: Path, manifest: Manifest, request: BuildRequest) -> None:
         f"{out} holds configs built with {describe_values(export_values(manifest.configs), named_setting)}, "
         f"this build asks for {named_setting('seed')} {request.seed} {named_setting('samples')} {request.samples}; "
         f"an export holds one seed and one sample count: build with its values, into another {named_setting('out')} "
-        f"folder, or pass {named_setting('force')} to rebuild all {n} config{'s' * (n != 1)} with the new ones"
+        f"folder, or pass {named_setting('force')} to rebuild all {plural(n, 'config')} with the new ones"
     )
 
 

@@ -45,7 +45,7 @@ def _task_table() -> str:
     for name, t in TASKS.items():
         if t.kind == "niah":
             needles = f"{t.num_keys} key(s) × {t.num_values} value(s)"
-            setup = f"{t.num_queries} quer{'y' if t.num_queries == 1 else 'ies'}" + ("" if t.relevant else ", key absent")
+            setup = plural(t.num_queries, 'query', 'queries') + ("" if t.relevant else ", key absent")
             if not t.none_option:
                 setup += ", no \"none\" option"
         else:

@@ -12,12 +12,13 @@ import os
 from pathlib import Path
 
 from ..base.errors import CheckFailed, OneRulerError, named_setting
-from .frontmatter import configs_data_files, parse_front_matter
+from ..base.text import plural
 from .eval_yaml import eval_yaml_problem
+from .frontmatter import configs_data_files, parse_front_matter
 from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
-from .records import Manifest
 from .metric import METRIC_DIR, metric_files
+from .records import Manifest
 
 MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
 
@@ -115,7 +116,7 @@ def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None 
     n = len(manifest.configs)
     info = api.create_commit(
         repo_id, operations, repo_type="dataset", revision=revision,
-        commit_message=f"ONERULER export: {n} config{'s' if n != 1 else ''}",
+        commit_message=f"ONERULER export: {plural(n, 'config')}",
         commit_description=f"Uploaded with `oneruler push` ({n} shards, {', '.join(p for p in paths if '/' not in p)}).",
     )
     return info.commit_url

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..base.errors import OneRulerError
 from ..base.files import TMP_PREFIX, sha256_file
+from ..base.text import plural
 from .layout import DATA_DIR, MANIFEST_FORMAT, MANIFEST_NAME
 from .records import ConfigEntry, Manifest
 
@@ -70,7 +71,7 @@ def describe_values(values: dict[tuple[int, int], list[str]], name_setting: Call
     """``seed 42 samples 50 (3 configs)``, joined with ``;`` when there are several; each setting named by
     ``name_setting`` (``--seed 42 --samples 50 (3 configs)`` on the command line)."""
     seed_name, samples_name = name_setting("seed"), name_setting("samples")
-    return "; ".join(f"{seed_name} {seed} {samples_name} {n} ({len(names)} config{'s' * (len(names) != 1)})"
+    return "; ".join(f"{seed_name} {seed} {samples_name} {n} ({plural(len(names), 'config')})"
                      for (seed, n), names in sorted(values.items()))
 
 

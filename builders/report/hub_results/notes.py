@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...base.text import plural
 from ...spec.defaults import DEFAULT_SAMPLES
 from ...spec.run_meta import RunMeta
 from ..report_data import Report
@@ -82,7 +83,7 @@ def samples_note(value: LeaderboardValue) -> str:
     per_config = cell.rows // max(cell.configs, 1) if cell is not None else DEFAULT_SAMPLES
     if per_config == DEFAULT_SAMPLES:
         return ""
-    return f"{per_config} example{'s' if per_config != 1 else ''} per config (the paper: {DEFAULT_SAMPLES})"
+    return f"{plural(per_config, 'example')} per config (the paper: {DEFAULT_SAMPLES})"
 
 
 def result_notes(report: Report, value: LeaderboardValue) -> str:

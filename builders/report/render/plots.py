@@ -13,6 +13,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from ...base.text import plural
 from ..views.depth import DepthBins, DepthCell, depth_grid
 from ..views.heatmap import HeatmapGrid
 
@@ -172,7 +173,7 @@ def depth_figure(cells: list[DepthCell], bins: DepthBins, title: str):
         ax.set_xlabel("context length", fontsize=8)
         ax.set_ylabel(bins.axis(), fontsize=7.5)
         total = sum(c.counted for line in grid for c in line)
-        ax.set_title(f"{task} ({total} needle{'' if total == 1 else 's'})", fontsize=9)
+        ax.set_title(f"{task} ({plural(total, 'needle')})", fontsize=9)
         axes.append(ax)
     fig.colorbar(image, ax=axes, fraction=0.04, label="accuracy (%) on the queried needles")
     fig.suptitle(wrap_title(f"{title}. n = queried needles per cell; * = 95 % interval wider than "

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...base.errors import OneRulerError, SettingError, named_setting
+from ...base.text import plural
 from .answers import ModelList
 from .client import ServerClient
 from .dialects import KnownServer, detect
@@ -70,7 +71,7 @@ def list_warnings(client: ServerClient, listed: ModelList) -> list[str]:
         return [f"{client.shown}: the model list failed (GET /v1/models: {listed.problem}); the model name "
                 f"{client.model!r} was not checked, nor the window read from it"]
     if listed.odd:
-        return [f"{client.shown}: GET /v1/models lists {len(listed.odd)} entr{'y' if len(listed.odd) == 1 else 'ies'} "
+        return [f"{client.shown}: GET /v1/models lists {plural(len(listed.odd), 'entry', 'entries')} "
                 f"that are not model cards ({'; '.join(listed.odd[:3])}{'; ...' if len(listed.odd) > 3 else ''}): "
                 f"left out"]
     return []
