@@ -21,7 +21,7 @@ import datasets
 
 from builders.spec.configs import ConfigSpec, iter_standard_configs, parse_config_name
 from builders.spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
-from builders.spec.schema import FEATURES
+from builders.spec.schema import features_of
 
 _DESCRIPTION = (
     "ONERULER: a multilingual long-context benchmark (26 languages, 7 tasks: single/multi-key/"
@@ -71,7 +71,7 @@ class OneRuler(datasets.GeneratorBasedBuilder):
     def _info(self) -> datasets.DatasetInfo:
         return datasets.DatasetInfo(
             description=_DESCRIPTION,
-            features=FEATURES,
+            features=features_of(self.config.spec.task),  # the core fields, then the task family's own
             homepage="https://github.com/mungg/OneRuler",
             license="MIT",
             citation=_CITATION,

@@ -17,10 +17,10 @@ import pyarrow.parquet as pq
 
 from builders.export.eval_yaml import render_eval_yaml
 from builders.export.frontmatter import dump_front_matter
-from builders.scoring.core import NONE_WORDS
+from builders.scoring import NONE_WORDS
 from builders.spec.configs import ConfigSpec
 from builders.spec.languages import LANGUAGE_CODES
-from builders.spec.schema import FEATURES
+from builders.spec.schema import features_of
 from builders.spec.tasks import MAIN_TASKS, TASKS
 
 VALUES = {"s_niah": 1, "mk_niah": 1, "mv_niah": 4, "mq_niah": 2}
@@ -46,8 +46,8 @@ def grid_row(spec: ConfigSpec, index: int) -> dict:
             "length": spec.length, "tokenizer": "cl100k_base", "input": f"row {spec.name}/{index}: which?",
             "answers": answers, "num_tokens": 10, "needles": needles, "queries": ["key0"], "context_span": [0, 5],
             "index": index, "seed": 42, "reserve": TASKS[spec.task].reserve, "budget": spec.length - 30,
-            "num_units": 3, "cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0,
-            "cwe_pool_exhausted": False}
+            "num_units": 3, **({"cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0,
+                                "cwe_pool_exhausted": False} if spec.task.startswith("cwe") else {})}
 
 
 def main_grid_specs(lengths: tuple[int, ...] = (8_000,)) -> list[ConfigSpec]:
@@ -57,14 +57,13 @@ def main_grid_specs(lengths: tuple[int, ...] = (8_000,)) -> list[ConfigSpec]:
 
 def write_grid_export(root: Path, specs: list[ConfigSpec], rows: int = 2, manifest: str = "grid-v1") -> dict[str, dict]:
     """The export of ``specs`` with ``rows`` rows each into ``root``; every row by id."""
-    schema = FEATURES.arrow_schema
     made, listed = {}, []
     for n, spec in enumerate(specs):
         table = [grid_row(spec, i) for i in range(rows)]
         made.update({r["id"]: r for r in table})
         rel = f"data/{spec.name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(pa.Table.from_pylist(table, schema=schema), root / rel)
+        pq.write_table(pa.Table.from_pylist(table, schema=features_of(spec.task).arrow_schema), root / rel)
         listed.append({"config_name": spec.name, "data_files": [{"split": "test", "path": rel}]})
     (root / "README.md").write_text(f"---\n{dump_front_matter({'configs': listed})}---\n\n# grid\n", encoding="utf-8")
     benchmark = render_eval_yaml([s.name for s in specs])

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from builders.spec.schema import FEATURES
+from builders.spec.schema import CORE_FEATURES, features_of
 from oneruler import OneRuler
 
 
@@ -20,11 +20,20 @@ def test_download_and_prepare_then_as_dataset_and_streaming(tmp_path, sources):
     builder = OneRuler(config_name="pl_s_niah_8k", samples=3, cache_dir=str(tmp_path / "hf"))
     builder.download_and_prepare()
     ds = builder.as_dataset("test")
-    assert ds.features == FEATURES and ds.num_rows == 3
+    assert ds.features == features_of("s_niah") == CORE_FEATURES and ds.num_rows == 3  # a NIAH config: the core
     assert ds[2]["id"] == "pl_s_niah_8k/2" and ds[0]["num_tokens"] + 30 <= 8000
     streamed = list(builder.as_streaming_dataset("test"))
     assert [r["id"] for r in streamed] == ds["id"]
     assert streamed[0]["input"] == ds[0]["input"]
+
+
+def test_a_cwe_config_has_the_core_and_its_familys_fields(tmp_path, sources):
+    builder = OneRuler(config_name="pl_cwe_easy_8k", samples=1, cache_dir=str(tmp_path / "hf"))
+    builder.download_and_prepare()
+    ds = builder.as_dataset("test")
+    assert ds.features == features_of("cwe_easy") and list(ds.features)[len(CORE_FEATURES):] == [
+        "cwe_freq_common", "cwe_freq_uncommon", "cwe_pool_size", "cwe_pool_exhausted"]
+    assert ds[0]["cwe_freq_common"] == 10 and ds[0]["cwe_pool_size"] > 0
 
 
 def test_any_valid_name_is_a_config(tmp_path):

@@ -238,7 +238,8 @@ def check_push(inst: Installed) -> None:
     local = {p.relative_to(inst.work / "ds").as_posix(): p.read_bytes()
              for p in (inst.work / "ds").rglob("*") if p.is_file() and not p.name.startswith(".")}
     assert {k: v for k, v in pushed.items() if k != ".gitattributes"} == local
-    assert space["oneruler_scoring.py"] == (metric / "oneruler_scoring.py").read_bytes()
+    for module in ("example_score.py", "rule_registry.py", "oneruler_tasks.py"):  # the scoring package, copied whole
+        assert space[module] == (metric / module).read_bytes(), module
     assert space["oneruler-metric.py"] == (metric / "oneruler.py").read_bytes()
 
 

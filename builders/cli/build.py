@@ -43,11 +43,12 @@ def build_command(patterns, out_dir, grid, samples, seed, num_proc, tokenizers, 
     from ..export.build import build_dataset
     from ..export.request import BuildRequest
     from ..generate.tokenizer import parse_tokenizer_options
+    from ..spec.grids import DEFAULT_GRID, GRIDS
 
     if not patterns and grid is None:
         raise OneRulerError("no config to build: give at least one config name or glob, e.g. 'pl_*_8k', "
-                            "or a grid with --grid standard|depth|evidence")
-    request = BuildRequest(patterns or ("*",), out_dir, grid=grid or "standard", samples=samples, seed=seed,
+                            f"or a grid with --grid {'|'.join(GRIDS)}")
+    request = BuildRequest(patterns or ("*",), out_dir, grid=grid or DEFAULT_GRID, samples=samples, seed=seed,
                            num_proc=num_proc, tokenizers=parse_tokenizer_options(tokenizers), mirror=mirror,
                            cache_dir=cache_dir, force=force, wait=wait, full_count=full_count, progress=not quiet)
     summary = build_dataset(request, log=echo_err, name_setting=flag_of)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
+from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED, EFFECTIVE_LENGTH_THRESHOLD
+from ..spec.grids import DEFAULT_GRID, GRIDS
 
 mirror_option = click.option(
     "--mirror", envvar="ONERULER_MIRROR", default=None, metavar="PATH_OR_URL",
@@ -33,8 +34,10 @@ full_count_option = click.option(
     "--full-count", is_flag=True,
     help="Tokenise every candidate prompt whole instead of counting it by construction (same rows, slower).")
 threshold_option = click.option(
-    "--threshold", default=85.6, show_default=True, type=click.FloatRange(0, 100), metavar="PERCENT",
-    help="Accuracy the absolute effective context length must keep (RULER: 85.6, Llama-2-7B at 4K).")
+    "--threshold", default=EFFECTIVE_LENGTH_THRESHOLD, show_default=True, type=click.FloatRange(0, 100),
+    metavar="PERCENT",
+    help=f"Accuracy the absolute effective context length must keep (RULER: {EFFECTIVE_LENGTH_THRESHOLD}, Llama-2-7B "
+         f"at 4K).")
 depth_bins_option = click.option(
     "--depth-bins", default=None, type=click.IntRange(1, 100), metavar="N",
     help="Bins of needle depth (0-100 %%) in depth.csv and depth.png: N equal ones [default: 10], or for a report "
@@ -45,9 +48,10 @@ depth_unit_option = click.option(
     help="Unit of needle depth in depth.csv and depth.png: tokens (%% of the haystack's tokens, needles[].token_depth) "
          "or sentences (needles[].actual_depth) [default: tokens, sentences for exports that predate token depths].")
 grid_option = click.option(
-    "--grid", type=click.Choice(["standard", "depth", "evidence"]), default=None,
-    help="The grid globs select from (default: standard; depth: fixed-depth sweeps, evidence: mv{K}e_niah; "
-         "docs/generation.md). With no GLOB: the whole grid.")
+    "--grid", type=click.Choice(list(GRIDS)), default=None,
+    help=f"The grid globs select from (default: {DEFAULT_GRID}; "
+         + ", ".join(f"{g.name}: {g.summary}" for g in GRIDS.values() if g.name != DEFAULT_GRID)
+         + "; docs/generation.md). With no GLOB: the whole grid.")
 hub_cache_option = click.option(
     "--hub-cache", "--datasets-cache", "hub_cache", default=None, metavar="DIR",
     help="Where files of a Hub dataset are downloaded [default: the Hugging Face cache] (--datasets-cache: old name).")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
+from ..scoring import MISSING_POLICIES, TRUNCATION_POLICIES
 from .handler import cli_errors, fail
 from .options import depth_bins_option, depth_unit_option, hub_cache_option, threshold_option
 

@@ -8,6 +8,7 @@ import click
 from ..base.errors import OneRulerError
 from ..base.text import plural
 from ..spec.configs import parse_config_name
+from ..spec.tasks import family_of
 from .handler import cli_errors
 from .options import hub_cache_option, seed_option, source_options, tokenizer_option
 
@@ -69,6 +70,7 @@ def _shown_context(context: str, needles: list[dict], edge: int, around: int) ->
 
 def format_example(row: dict, edge: int = 400, around: int = 120) -> str:
     """A human view of one row: the prompt with the context elided, needles highlighted."""
+    family = family_of(row["task"])
     text = row["input"]
     start, end = row["context_span"]
     context = text[start:end]
@@ -79,7 +81,7 @@ def format_example(row: dict, edge: int = 400, around: int = 120) -> str:
         + f"  task={row['task']}  context={row['context_language']}  instruction={row['instruction_language']}",
         f"tokens: {row['num_tokens']:,} + reserve {row['reserve']} = {row['num_tokens'] + row['reserve']:,} "
         f"<= length {row['length']:,}  (slack {row['budget'] - row['num_tokens']} tokens; measured with {row['tokenizer']})",
-        f"filling units: {row['num_units']:,} {'words' if row['task'].startswith('cwe') else 'sentences'}",
+        f"filling units: {row['num_units']:,} {family.unit}",
         "",
         *shown,
         "",
@@ -87,11 +89,7 @@ def format_example(row: dict, edge: int = 400, around: int = 120) -> str:
     ]
     if row["queries"]:
         out.append(click.style("queries: ", bold=True) + ", ".join(row["queries"]))
-    if row["task"].startswith("cwe"):
-        out.append(
-            f"words: {row['num_units']:,} of a pool of {row['cwe_pool_size']:,}; common ×{row['cwe_freq_common']}, "
-            f"others ×{row['cwe_freq_uncommon']}" + ("; POOL EXHAUSTED before the budget" if row["cwe_pool_exhausted"] else "")
-        )
+    out += family.describe(row)
     return "\n".join(out)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..spec.grids import DEFAULT_GRID
 from ..spec.selection import match_configs
 from .handler import cli_errors
 from .options import grid_option, source_options, tokenizer_option
@@ -34,5 +35,5 @@ def list_command(patterns, grid, tokenizers):
     from ..generate.tokenizer import parse_tokenizer_option
 
     aliases = [parse_tokenizer_option(t)[0] for t in tokenizers]
-    for spec in match_configs(patterns or ["*"], aliases, grid or "standard"):
+    for spec in match_configs(patterns or ["*"], aliases, grid or DEFAULT_GRID):
         click.echo(spec.name)

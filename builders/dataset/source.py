@@ -7,7 +7,6 @@ opened, so that the card, the manifest and the shards of one command come from o
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -15,6 +14,8 @@ from ..base.errors import OneRulerError, named_setting, one_line
 from ..base.files import sha256_file
 from ..export.frontmatter import configs_data_files, parse_front_matter
 from ..export.layout import MANIFEST_NAME, README_NAME
+from ..spec.configs import did_you_mean
+from ..spec.selection import glob_matches
 from . import hub
 
 
@@ -127,17 +128,15 @@ def layout_configs(files: list[str]) -> dict[str, list[str]]:
 
 
 def select_configs(available: list[str], patterns: list[str], what: str = "config pattern") -> list[str]:
-    """The configs matching any glob (all if none is given), sorted; a pattern matching nothing is an error."""
-    import difflib
-
+    """The configs matching any glob (``spec/selection.py:glob_matches``; all if none is given), sorted; a pattern
+    matching nothing is an error."""
     if not patterns:
         return sorted(available)
     chosen: set[str] = set()
     for pattern in patterns:
-        hits = [name for name in available if fnmatch.fnmatchcase(name, pattern)]
+        hits = glob_matches(pattern, available)
         if not hits:
-            close = difflib.get_close_matches(pattern, available, n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = did_you_mean(pattern, available)
             raise OneRulerError(f"{what} {pattern!r} matches no config of the dataset{hint}; "
                                 f"it has {len(available)} configs, e.g. {', '.join(sorted(available)[:3])}")
         chosen.update(hits)

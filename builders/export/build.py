@@ -28,6 +28,7 @@ from ..base.locking import FolderLock
 from ..base.progress import ConfigProgress
 from ..base.text import plural
 from ..spec.configs import ConfigSpec, parse_config_name
+from ..spec.tasks import family_of
 from .journal import Journal
 from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import collect_garbage, describe_values, dump_manifest, export_values, read_manifest, shard_problem
@@ -147,7 +148,8 @@ def plan_build(out: Path, manifest: Manifest, specs: list[ConfigSpec], inputs: B
             plan.recovered[spec.name] = staged[spec.name]
         else:
             plan.todo.append(spec)
-    plan.todo.sort(key=lambda s: (s.length, s.task.startswith("cwe")), reverse=True)
+    # longest first, and among one length the families whose configs cost more to build (CWE) first
+    plan.todo.sort(key=lambda s: (s.length, family_of(s.task).build_cost), reverse=True)
     return plan
 
 

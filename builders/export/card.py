@@ -13,10 +13,12 @@ from collections import defaultdict
 from ..base.errors import OneRulerError
 from ..base.resources import CARD_TEMPLATE, REINSTALL, shipped_path
 from ..base.text import plural
-from ..scoring.core import NONE_WORDS
+from ..scoring import NONE_WORDS
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
+from ..spec.families.niah import MULTI_VALUE_TASK
 from ..spec.languages import LANGUAGES
-from ..spec.tasks import TASKS, get_task, multi_value_form
+from ..spec.schema import field_table_rows
+from ..spec.tasks import TASKS, get_task
 from .eval_yaml import leaderboards_section
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
@@ -36,23 +38,13 @@ def _num(n: int) -> str:
 
 
 def _task_table() -> str:
-    rows = []
-    gold = {
-        "s_niah": "the value", "mk_niah": "the queried key's value", "mv_niah": "all 4 values",
-        "mq_niah": "both values", "none_niah": "the instruction language's \"none\" word",
-        "cwe_easy": "the 10 common words", "cwe_hard": "the 10 common words", "s_niah_nonone": "the value",
-    }
-    for name, t in TASKS.items():
-        if t.kind == "niah":
-            needles = f"{t.num_keys} key(s) × {t.num_values} value(s)"
-            setup = plural(t.num_queries, 'query', 'queries') + ("" if t.relevant else ", key absent")
-            if not t.none_option:
-                setup += ", no \"none\" option"
-        else:
-            needles = "—"
-            setup = f"10 words ×{t.freq_common}, others ×{t.freq_uncommon} (≤8k: ×{t.short_freq_common} / ×{t.short_freq_uncommon})"
-        rows.append([f"`{name}`", t.paper_name, needles, setup, gold[name], t.reserve])
+    rows = [[f"`{name}`", t.paper_name, *t.card_cells, t.gold, t.reserve] for name, t in TASKS.items()]
     return _table(["task", "paper name", "needles", "setup", "gold answer", "reserve (tokens)"], rows)
+
+
+def _field_table() -> str:
+    """Every field of a row: the core every row has, then each family's own (``spec/schema.py``)."""
+    return _table(["field", "type", "rows", "what it holds"], field_table_rows())
 
 
 def _language_table(present: set[str]) -> str:
@@ -220,7 +212,7 @@ def _summary(configs: dict[str, ConfigEntry], langs: set[str]) -> str:
 def _sweeps(configs: dict[str, ConfigEntry]) -> str:
     """Which position-controlled configs this export holds (fixed-depth, multi-evidence)."""
     depth = [n for n, e in configs.items() if parse_config_name(n, [e.tokenizer.alias]).depth is not None]
-    evidence = sorted({e.task for e in configs.values() if multi_value_form(e.task)},
+    evidence = sorted({e.task for e in configs.values() if MULTI_VALUE_TASK.fullmatch(e.task)},
                       key=lambda t: (get_task(t).num_values, t))
     if not depth and not evidence:
         return "This export holds no position-controlled config; build them with the commands below."
@@ -244,6 +236,7 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
         "summary": _summary(configs, present),
         "example_config": example,
         "task_table": _task_table(),
+        "field_table": _field_table(),
         "language_table": _language_table(present),
         "book_table": _book_table(facts.get("books", {})),
         "haystack_table": _haystack_table(facts.get("books", {})),

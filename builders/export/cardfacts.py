@@ -13,7 +13,9 @@ from ..generate.tokenizer import Tokenizer
 from ..sources.store import Sources
 from ..spec.configs import STANDARD_LENGTHS, iter_standard_configs
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
-from ..spec.tasks import TASKS, CweTask
+from ..spec.families.cwe import CweTask
+from ..spec.families.niah import NiahTask
+from ..spec.tasks import TASKS
 
 
 def key_draw_counts(sources: Sources, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> dict:
@@ -26,14 +28,14 @@ def key_draw_counts(sources: Sources, samples: int = DEFAULT_SAMPLES, seed: int 
     out: dict[str, dict] = {}
     for spec in iter_standard_configs():
         task = TASKS[spec.task]
-        if task.kind != "niah":
+        if not isinstance(task, NiahTask):
             continue
-        family = task.draws_as or task.name
-        key = (family, spec.length, spec.is_cross_lingual)
+        drawn_as = task.draws_as or task.name
+        key = (drawn_as, spec.length, spec.is_cross_lingual)
         if key in seen:
             continue
         seen.add(key)
-        counts = out.setdefault(family, {"draws": 0, "redrawn": 0, "rejected": 0})
+        counts = out.setdefault(drawn_as, {"draws": 0, "redrawn": 0, "rejected": 0})
         for index in range(samples):
             draw = draw_niah(task, spec.length, index, seed, sources.nouns, spec.is_cross_lingual)
             counts["draws"] += 1
@@ -69,7 +71,7 @@ def cwe_pool_facts(sources: Sources, prepared: PreparedCache, tokenizer: Tokeniz
                                                       if isinstance(t, CweTask) for n in STANDARD_LENGTHS))
     reach: dict[str, dict] = {}
     for name, task in TASKS.items():
-        if task.kind != "cwe":
+        if not isinstance(task, CweTask):
             continue
         for length in STANDARD_LENGTHS:
             full_here = overhead + _list_tokens(costs["here"], markers, task, length)

@@ -3,7 +3,7 @@
 Written with a YAML library (libyaml when available) once per build; read with the same library.
 
 The front matter declares every config with its data files (``configs:``) and no ``dataset_info``:
-the features travel in every shard's Parquet schema (``builders.spec.schema.FEATURES.arrow_schema``
+the features travel in every shard's Parquet schema (its family's, ``builders.spec.schema.features_of``: the Arrow schema
 carries the ``huggingface`` metadata that ``datasets`` and the Hub viewer read), and split sizes are
 computed by the viewer. Repeating the same features 952 times made the README 1.25 MB, which
 ``datasets`` parses with PyYAML's pure-Python loader on every ``load_dataset`` (about 5 s).

@@ -29,20 +29,31 @@ from ..spec.defaults import BUILTIN_TOKENIZERS
 PACKAGES = ("oneruler", "datasets", "pyarrow", "tiktoken", "tokenizers", "wonderwords", "sentencex")
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
-# The modules whose code decides the bytes of a shard (paths below builders/).
+# Modules of spec/ that shape what a run writes or which configs a glob picks, not what a row holds: a change there
+# must not invalidate every built export.
+NOT_ROW_SHAPING: tuple[str, ...] = ("spec/prediction_line.py", "spec/run_meta.py", "spec/presets.py",
+                                    "spec/selection.py", "spec/leaderboards.py", "spec/grids.py")
+
+
+def _layer_modules(*layers: str) -> tuple[str, ...]:
+    """Every module of the layers (sub-packages included, ``__init__`` files left out), as paths below builders/."""
+    found = (p.relative_to(PACKAGE_ROOT).as_posix() for layer in layers for p in (PACKAGE_ROOT / layer).rglob("*.py"))
+    return tuple(sorted(m for m in found if not m.endswith("__init__.py") and m not in NOT_ROW_SHAPING))
+
+
+# The modules whose code decides the bytes of a shard (paths below builders/): every module of spec/ and generate/
+# but those above (a new family's modules are in by being there), and the sources and shard code rows go through.
 GENERATOR_MODULES: tuple[str, ...] = (
-    "spec/configs.py", "spec/defaults.py", "spec/grids.py", "spec/ids.py", "spec/languages.py", "spec/schema.py", "spec/tasks.py",
+    *_layer_modules("spec", "generate"),
     "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
-    "generate/bookcount.py", "generate/budget.py", "generate/counting.py", "generate/cwe.py", "generate/niah.py",
-    "generate/prepared.py", "generate/quotes.py", "generate/rng.py", "generate/rows.py", "generate/segment.py",
-    "generate/tokenizer.py",
     "export/records.py", "export/shard.py",
 )
 # The modules whose code decides the card facts (data fixes, measured books, pools, draws).
 CARD_FACT_MODULES: tuple[str, ...] = (
     "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
     "sources/upstream.py", "generate/segment.py", "generate/quotes.py", "generate/prepared.py", "generate/niah.py",
-    "spec/languages.py", "spec/tasks.py", "spec/configs.py", "export/inputs.py", "export/cardfacts.py",
+    "generate/cwe.py", "spec/languages.py", "spec/tasks.py", "spec/family.py", "spec/families/niah.py",
+    "spec/families/cwe.py", "spec/configs.py", "export/inputs.py", "export/cardfacts.py",
 )
 
 

@@ -19,6 +19,7 @@ from ..base.errors import OneRulerError
 from ..base.files import named_os_error
 from ..base.progress import ConfigProgress
 from ..spec.configs import ConfigSpec
+from ..spec.schema import features_of
 from .inputs import BuildInputs, InputsRecipe
 from .layout import DATA_DIR
 from .shard import ShardInfo, write_shard
@@ -63,7 +64,8 @@ def _build_shard(inputs: BuildInputs, job: Job, out_dir: str | Path, report: Cal
     the config starts, then 1 after each example written (increments, as ``ConfigProgress.update`` counts)."""
     name = job.spec.name
     report(name, 0)
-    return write_shard(inputs.rows(job.spec, job.samples, job.seed), out_dir, name, progress=lambda n: report(name, n))
+    return write_shard(inputs.rows(job.spec, job.samples, job.seed), out_dir, name, features_of(job.spec.task).arrow_schema,
+                       progress=lambda n: report(name, n))
 
 
 def _worker_build(job: Job, out_dir: str) -> ShardInfo:

@@ -52,7 +52,7 @@ class TokenizerRecord:
 
 @dataclass(frozen=True)
 class ShardStats:
-    """What the card states about one config's rows (CWE fields only for CWE configs)."""
+    """What the card states about one config's rows (the word-pool fields only for rows that have a word pool: CWE)."""
 
     num_examples: int
     num_tokens_min: int
@@ -81,7 +81,7 @@ class ShardStats:
         first = rows_seen[0]
         described = {k: first[k] for k in ("task", "context_language", "instruction_language", "length",
                                             "tokenizer", "budget")}
-        if first["task"].startswith("cwe"):
+        if "cwe_pool_exhausted" in first:  # the rows of a family with a word pool (CWE's row fields)
             short = [r for r in rows_seen if r["cwe_pool_exhausted"]]
             described.update(cwe_pool_size=first["cwe_pool_size"], cwe_pool_exhausted=len(short),
                              cwe_shortfall_tokens_max=max((r["budget"] - r["num_tokens"] for r in short), default=0))

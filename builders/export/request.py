@@ -15,6 +15,7 @@ from typing import Iterable, Mapping
 
 from ..base.errors import OneRulerError, SettingError
 from ..spec.configs import ConfigSpec
+from ..spec.grids import DEFAULT_GRID
 from ..spec.selection import match_configs
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -35,7 +36,7 @@ class BuildRequest:
 
     patterns: tuple[str, ...]
     out: Path
-    grid: str = "standard"
+    grid: str = DEFAULT_GRID
     samples: int = DEFAULT_SAMPLES
     seed: int = DEFAULT_SEED
     num_proc: int = 1

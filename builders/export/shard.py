@@ -12,7 +12,6 @@ import pyarrow.parquet as pq
 
 from ..base.errors import OneRulerError
 from ..base.files import new_temp_file, sha256_file
-from ..spec.schema import FEATURES
 from .layout import DATA_DIR, shard_relpath
 from .records import ShardStats
 
@@ -44,10 +43,9 @@ def _row_bytes(row: dict) -> int:
     return len(row["input"].encode("utf-8")) + 512
 
 
-def _write_parquet(rows: Iterable[dict], path: Path, config: str,
+def _write_parquet(rows: Iterable[dict], path: Path, config: str, schema: pa.Schema,
                    progress: Callable[[int], None] | None) -> tuple[list[dict], int]:
-    """Write the rows to ``path``; return (their light fields, Arrow bytes written)."""
-    schema = FEATURES.arrow_schema
+    """Write the rows to ``path`` with ``schema``; return (their light fields, Arrow bytes written)."""
     light: list[dict] = []
     arrow_bytes = 0
     with pq.ParquetWriter(
@@ -76,9 +74,10 @@ def _write_parquet(rows: Iterable[dict], path: Path, config: str,
     return light, arrow_bytes
 
 
-def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
+def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str, schema: pa.Schema,
                 progress: Callable[[int], None] | None = None) -> ShardInfo:
-    """Write ``rows`` (dicts matching FEATURES) as ``data/<config>/test-<hash>.parquet`` in ``out_dir``.
+    """Write ``rows`` (dicts of the config's family's features, ``schema`` their Arrow schema: ``spec/schema.py``) as
+    ``data/<config>/test-<hash>.parquet`` in ``out_dir``.
 
     The shard goes to a hidden temp file, is hashed, then renamed to its content-addressed name.
     Byte-identical for identical rows. ``progress(n)`` is called after every row.
@@ -87,7 +86,7 @@ def write_shard(rows: Iterable[dict], out_dir: str | os.PathLike, config: str,
     fd, tmp = new_temp_file(out_dir / DATA_DIR / config, suffix=".parquet")
     os.close(fd)
     try:
-        light, arrow_bytes = _write_parquet(rows, tmp, config, progress)
+        light, arrow_bytes = _write_parquet(rows, tmp, config, schema, progress)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         digest = sha256_file(tmp)

@@ -9,14 +9,12 @@ keeps the token count monotone in the number of words for the budget search.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
-from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
-from ..spec.tasks import CweTask
+from ..spec.families.cwe import CweTask
 from .budget import fit_units, last_true
+from .material import RowMaterial
 from .prepared import PreparedCache
 from .rng import StableRng
 from .tokenizer import Tokenizer
@@ -47,11 +45,14 @@ def list_items(task: CweTask, length: int, n: int) -> int:
 
 
 class CweList:
-    """The word list of one CWE example: a shuffled pool, costs per word, and the list for n words."""
+    """The word list of one CWE example: a shuffled pool, costs per word, and the list for n words.
+
+    ``room``: the tokens the list may take (the budget minus the template's), which bounds how far the item
+    order is computed."""
 
     def __init__(self, spec: ConfigSpec, task: CweTask, index: int, seed: int, prepared: PreparedCache,
-                 tokenizer: Tokenizer):
-        self.spec, self.task, self.index, self.seed = spec, task, index, seed
+                 tokenizer: Tokenizer, room: int):
+        self.spec, self.task, self.index, self.seed, self.room = spec, task, index, seed, room
         self.f_cw, self.f_ucw = task.frequencies(spec.length)
         pool = prepared.pool(spec.context_language, tokenizer)
         # A uniformly random order of the pool: sort by keys from the draw's stream (vectorised).
@@ -82,35 +83,36 @@ class CweList:
         m = self.n_items(n)
         return self.f_ucw * int(self.costs[n]) + self.numbering[m + self.f_ucw] - self.numbering[m]
 
-    def order(self, n: int, budget_guess: Callable[[int], bool]) -> np.ndarray:
+    def fits(self, n: int) -> bool:
+        """Whether the estimate of the list of n words fits its room."""
+        return self.estimate(n) <= self.room
+
+    def order(self, n: int) -> np.ndarray:
         """Item order for at least n words; keys only for the slots the search can plausibly reach."""
         if n > self._order_reach:
-            guess = max(self.task.num_common, last_true(self.task.num_common, self.n_max, budget_guess))
+            guess = max(self.task.num_common, last_true(self.task.num_common, self.n_max, self.fits))
             reach = self.n_max if n > guess else min(self.n_max, guess + guess // 16 + 16)
             self._order_reach = reach
             self._order = item_order(self.task, self.spec.length, self.index, self.seed, reach)
         return self._order
 
-    def render(self, n: int, budget_guess: Callable[[int], bool]) -> str:
+    def render(self, n: int) -> str:
         """``1. w 2. w …`` for the first n words of the pool order."""
-        slots = self.order(n, budget_guess)
+        slots = self.order(n)
         listed = [self.words[slot] for slot in slots[slots < n].tolist()]
         return " ".join(f"{i}. {w}" for i, w in enumerate(listed, start=1))
 
 
-def render_cwe(spec: ConfigSpec, task: CweTask, index: int, seed: int, sources: Sources, tokenizer: Tokenizer,
-               prepared: PreparedCache) -> dict:
-    """Fill the word list to the budget and return the row's content fields."""
-    words = CweList(spec, task, index, seed, prepared, tokenizer)
+def render_cwe(spec: ConfigSpec, task: CweTask, index: int, seed: int, material: RowMaterial) -> dict:
+    """Fill the word list to the budget and return the row's content fields (those of the CWE family)."""
+    sources, tokenizer, prepared = material.sources, material.tokenizer, material.prepared
     head, tail = sources.cwe_template(spec.context_language).frame
     overhead = tokenizer.count(head) + tokenizer.count(tail)
     budget = spec.length - task.reserve
+    words = CweList(spec, task, index, seed, prepared, tokenizer, budget - overhead)
 
     def estimate(n: int) -> int:
         return overhead + words.estimate(n)
-
-    def fits(n: int) -> bool:
-        return estimate(n) <= budget
 
     # Exact count by construction: every list of n words counts its estimate plus one fixed
     # correction (prepared.list_correction); None: tokenise each candidate list whole.
@@ -119,12 +121,12 @@ def render_cwe(spec: ConfigSpec, task: CweTask, index: int, seed: int, sources: 
     def measure(n: int) -> tuple[int, str | None]:
         if correction is not None:
             return estimate(n) + correction, None
-        context = words.render(n, fits)
+        context = words.render(n)
         return tokenizer.count(head + context + tail), context
 
     fit = fit_units(budget=budget, estimate=estimate, unit_cost=words.unit_cost, measure=measure,
                     k_min=task.num_common, k_max=words.n_max, what=spec.name)
-    context = fit.payload if fit.payload is not None else words.render(fit.units, fits)
+    context = fit.payload if fit.payload is not None else words.render(fit.units)
     return {
         "input": head + context + tail,
         "answers": words.words[: task.num_common],

@@ -11,10 +11,11 @@ from ..sources.parse import NiahTemplate, NounTable
 from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.languages import LANGUAGE_CODES, Language, get_language
-from ..spec.tasks import NiahTask
+from ..spec.families.niah import NiahTask
 from .bookcount import BookCounter, ContextLayout
 from .budget import fit_units
 from .counting import Piece, TokenCounter
+from .material import RowMaterial
 from .prepared import PreparedBook, PreparedCache
 from .rng import StableRng
 from .tokenizer import Tokenizer
@@ -71,8 +72,8 @@ def draw_niah(task: NiahTask, length: int, index: int, seed: int, nouns: NounTab
     ``depth``: put every needle there (``_at{depth}`` configs) instead of the drawn depths; everything
     else is the draw of the same index without it (the depths are still drawn, so the queries match).
     """
-    family = task.draws_as or task.name
-    rng = StableRng("oneruler-niah", seed, family, length, index, "xling" if cross_lingual else "mono")
+    drawn_as = task.draws_as or task.name
+    rng = StableRng("oneruler-niah", seed, drawn_as, length, index, "xling" if cross_lingual else "mono")
     candidates = [i for i in range(len(nouns.rows)) if not (cross_lingual and i in CROSS_LINGUAL_EXCLUDED)]
     need = task.num_keys + (0 if task.relevant else 1)
     for redraws in range(MAX_KEY_DRAWS):
@@ -80,7 +81,7 @@ def draw_niah(task: NiahTask, length: int, index: int, seed: int, nouns: NounTab
         if not _conflicts(nouns, ids):
             break
     else:  # pragma: no cover - would need a noun table of near-duplicates
-        raise OneRulerError(f"{family}: no {need} nouns distinct in all languages after {MAX_KEY_DRAWS} draws")
+        raise OneRulerError(f"{drawn_as}: no {need} nouns distinct in all languages after {MAX_KEY_DRAWS} draws")
     keys, extra = ids[: task.num_keys], ids[task.num_keys:]
     n_needles = task.num_keys * task.num_values
     values: list[int] = []
@@ -277,3 +278,10 @@ def render_niah(spec: ConfigSpec, task: NiahTask, draw: NiahDraw, sources: Sourc
         "budget": budget,
         "reserve": task.reserve,
     }
+
+
+def niah_fields(spec: ConfigSpec, task: NiahTask, index: int, seed: int, material: RowMaterial) -> dict:
+    """The content fields of one NIAH row: the draw of (task, length, index, seed), rendered in the config's languages."""
+    sources = material.sources
+    draw = draw_niah(task, spec.length, index, seed, sources.nouns, spec.is_cross_lingual, spec.depth)
+    return render_niah(spec, task, draw, sources, material.tokenizer, material.prepared)

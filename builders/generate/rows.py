@@ -1,19 +1,47 @@
-"""The pure core's entry point: (config, index, seed, sources, tokenizer) → one row of the schema."""
+"""The pure core's entry point: (config, index, seed, sources, tokenizer) → one row of its family's schema.
+
+Each family's generator (``GENERATORS``, by family name) makes a row's content fields; this module adds
+the fields every row has and checks that the row has exactly its family's fields (``spec/schema.py``).
+"""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
+from ..base.errors import OneRulerError
 from ..sources.store import Sources
 from ..spec.configs import ConfigSpec
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
+from ..spec.families.cwe import CWE
+from ..spec.families.niah import NIAH
+from ..spec.family import Task, TaskFamily
 from ..spec.ids import row_id
-from ..spec.schema import FIELD_NAMES
-from ..spec.tasks import CweTask, get_task
+from ..spec.schema import field_names
+from ..spec.tasks import get_task
 from .cwe import render_cwe
-from .niah import draw_niah, render_niah
+from .material import RowMaterial
+from .niah import niah_fields
 from .prepared import PreparedCache
 from .tokenizer import Tokenizer, TokenizerRegistry
+
+# (config, task, index, seed, material) -> the row's fields other than the ones every row has from its config
+FamilyGenerator = Callable[[ConfigSpec, Task, int, int, RowMaterial], dict]
+
+GENERATORS: dict[str, FamilyGenerator] = {NIAH.name: niah_fields, CWE.name: render_cwe}
+
+
+def register_generator(family: TaskFamily, generator: FamilyGenerator) -> None:
+    """Make ``generator`` the row generator of ``family`` (a family that has one is a ValueError)."""
+    if family.name in GENERATORS:
+        raise ValueError(f"family {family.name!r} has a generator already")
+    GENERATORS[family.name] = generator
+
+
+def _config_fields(spec: ConfigSpec, tokenizer: Tokenizer, index: int, seed: int) -> dict:
+    """The fields every row takes from its config, index and seed."""
+    return {"id": row_id(spec.name, index), "config": spec.name, "task": spec.task,
+            "context_language": spec.context_language, "instruction_language": spec.instruction_language,
+            "length": spec.length, "tokenizer": tokenizer.identity, "index": index, "seed": seed}
 
 
 class RowGenerator:
@@ -30,31 +58,20 @@ class RowGenerator:
         return self.tokenizers.get(spec.alias)
 
     def example(self, spec: ConfigSpec, index: int, seed: int = DEFAULT_SEED) -> dict:
-        """One example as a row dict with exactly the fields of ``builders.spec.schema.FEATURES``."""
+        """One example as a row dict with exactly the fields of its family (``spec/schema.py:field_names``)."""
         tokenizer = self.tokenizer_for(spec)
         task = get_task(spec.task)
-        if isinstance(task, CweTask):
-            body = render_cwe(spec, task, index, seed, self.sources, tokenizer, self.prepared)
-        else:
-            draw = draw_niah(task, spec.length, index, seed, self.sources.nouns, spec.is_cross_lingual, spec.depth)
-            body = render_niah(spec, task, draw, self.sources, tokenizer, self.prepared)
-        row = {
-            "id": row_id(spec.name, index),
-            "config": spec.name,
-            "task": spec.task,
-            "context_language": spec.context_language,
-            "instruction_language": spec.instruction_language,
-            "length": spec.length,
-            "tokenizer": tokenizer.identity,
-            "index": index,
-            "seed": seed,
-            "cwe_freq_common": 0,
-            "cwe_freq_uncommon": 0,
-            "cwe_pool_size": 0,
-            "cwe_pool_exhausted": False,
-            **body,
-        }
-        return {name: row[name] for name in FIELD_NAMES}
+        generator = GENERATORS.get(task.family.name)
+        if generator is None:
+            raise OneRulerError(f"task {task.name!r}: family {task.family.name!r} has no row generator "
+                                f"(generate/rows.py:register_generator)")
+        row = {**_config_fields(spec, tokenizer, index, seed),
+               **generator(spec, task, index, seed, RowMaterial(self.sources, tokenizer, self.prepared))}
+        names = field_names(task.family)
+        if len(row) != len(names) or not all(name in row for name in names):
+            raise OneRulerError(f"family {task.family.name!r} made a row with fields {sorted(row)}; its schema has "
+                                f"{sorted(names)} (spec/schema.py)")
+        return {name: row[name] for name in names}
 
     def rows(self, spec: ConfigSpec, samples: int = DEFAULT_SAMPLES, seed: int = DEFAULT_SEED) -> Iterator[dict]:
         """The rows of a config in index order (each a pure function of its index)."""

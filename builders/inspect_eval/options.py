@@ -22,10 +22,10 @@ from ..dataset.source import select_configs
 from ..report.score.options import ScoringOptions
 from ..lmeval.options import DATASET_ENV, RowSource, row_source, scoring_options
 from ..lmeval.rows import LOADED
-from ..scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
+from ..scoring import MISSING_POLICIES, TRUNCATION_POLICIES
 from ..spec.configs import ConfigNameError, parse_config_name
 from ..spec.selection import match_configs
-from ..spec.grids import GRIDS
+from ..spec.grids import DEFAULT_GRID, GRIDS
 from ..spec.presets import PRESETS
 
 
@@ -118,7 +118,7 @@ def chosen_configs(globs: list[str], source: RowSource, grid: str | None) -> lis
     if grid is not None and grid not in GRIDS:
         raise SettingError("grid", f"must be one of {', '.join(GRIDS)}, got {grid!r}")
     try:
-        specs = match_configs(globs or ["*"], [source.alias] if source.token_control else None, grid or "standard")
+        specs = match_configs(globs or ["*"], [source.alias] if source.token_control else None, grid or DEFAULT_GRID)
     except ConfigNameError as exc:
         raise OneRulerError(f"configs: {exc}", settings=("configs",)) from None
     names = []

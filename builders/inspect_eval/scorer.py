@@ -28,8 +28,9 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, grouped, 
 from inspect_ai.solver import TaskState
 
 from ..report.score.options import ScoringOptions
-from ..scoring.core import ExampleScore, extract_answer, score_example
+from ..scoring import ExampleScore, extract_answer, score_example
 from ..spec.prediction_line import finish_reason_of
+from ..spec.tasks import get_task
 
 GROUPS = ("config", "language", "task", "length")
 CLUSTER = "index"
@@ -56,7 +57,7 @@ def score_answer(text: str | None, target: list[str], metadata: dict, finish_rea
                  options: ScoringOptions) -> Score:
     """The Score of one answer: 1.0 / 0.0, or NaN when the paper leaves it out; the core's verdict as metadata."""
     kwargs = dict(needles=metadata.get("needles"), finish_reason=finish_reason, **options.kwargs())
-    args = (text, target, metadata["task"], metadata["instruction_language"])
+    args = (text, target, get_task(metadata["task"]).scoring_rule, metadata["instruction_language"])
     result = score_example(*args, strict=options.strict, **kwargs)
     details = {**result.to_dict(), "finish_reason": finish_reason}
     if options.strict:

@@ -14,15 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.configs import STANDARD_LENGTHS, ConfigSpec, iter_standard_configs, render_length
-from ..spec.grids import EVIDENCE_VALUES, GRIDS, iter_depth_configs, iter_evidence_configs
-from ..spec.languages import LANGUAGE_CODES
-from ..spec.tasks import MAIN_TASKS, TASKS, get_task
+from ..spec.configs import ConfigSpec
+from ..spec.grids import GRIDS, grid_configs, grid_groups
+from ..spec.tasks import get_task
 
 PREFIX = "oneruler"
-XLING_GROUP = f"{PREFIX}_xling"
-DEPTH_GROUP = f"{PREFIX}_depth"
-EVIDENCE_GROUP = f"{PREFIX}_evidence"
 
 
 @dataclass(frozen=True)
@@ -40,42 +36,19 @@ def task_name(spec: ConfigSpec) -> str:
     return f"{PREFIX}_{spec.name}"
 
 
-def is_main(spec: ConfigSpec) -> bool:
-    """A config of the paper's main grid (7 tasks, same language for context and instructions)."""
-    return not spec.is_cross_lingual and spec.task in MAIN_TASKS
-
-
 def task_entries() -> list[TaskEntry]:
-    """Every task: the standard grid's, then the depth and evidence sweeps', each in grid order."""
-    specs = [s for make in GRIDS.values() for s in make()]
+    """Every task: each grid's configs (``spec/grids.py``: standard, then the sweeps), in grid order."""
+    specs = [s for name in GRIDS for s in grid_configs(name)]
     return [TaskEntry(task_name(s), s.name, s.task, get_task(s.task).reserve) for s in specs]
 
 
+def group_name(grid: str, suffix: str) -> str:
+    """``oneruler``, ``oneruler_pl``, ``oneruler_depth``, ``oneruler_evidence_k16``: the prefix, the grid's group
+    name (the standard grid has none) and the pool's suffix."""
+    return "_".join(part for part in (PREFIX, GRIDS[grid].group, suffix) if part)
+
+
 def groups() -> dict[str, list[str]]:
-    """Group name → its task names, in grid order; groups in a fixed order."""
-    specs = list(iter_standard_configs())
-    main = [s for s in specs if is_main(s)]
-    out: dict[str, list[str]] = {PREFIX: [task_name(s) for s in main]}
-    for lang in LANGUAGE_CODES:
-        out[f"{PREFIX}_{lang}"] = [task_name(s) for s in main if s.context_language == lang]
-    for task in TASKS:
-        out[f"{PREFIX}_{task}"] = [task_name(s) for s in specs if s.task == task and not s.is_cross_lingual]
-    for length in STANDARD_LENGTHS:
-        out[f"{PREFIX}_{render_length(length)}"] = [task_name(s) for s in main if s.length == length]
-    out[XLING_GROUP] = [task_name(s) for s in specs if s.is_cross_lingual]
-    out.update(sweep_groups())
-    return out
-
-
-def sweep_groups() -> dict[str, list[str]]:
-    """The groups of the depth and evidence sweeps (``spec/grids.py``)."""
-    depth = list(iter_depth_configs())
-    evidence = list(iter_evidence_configs())
-    out: dict[str, list[str]] = {DEPTH_GROUP: [task_name(s) for s in depth]}
-    for lang in LANGUAGE_CODES:
-        out[f"{DEPTH_GROUP}_{lang}"] = [task_name(s) for s in depth if s.languages == lang]
-    out[f"{DEPTH_GROUP}_xling"] = [task_name(s) for s in depth if s.is_cross_lingual]
-    out[EVIDENCE_GROUP] = [task_name(s) for s in evidence]
-    for values in EVIDENCE_VALUES:
-        out[f"{EVIDENCE_GROUP}_k{values}"] = [task_name(s) for s in evidence if s.task == f"mv{values}e_niah"]
-    return out
+    """Group name → its task names, in grid order: every grid's pools (``Grid.groups``), grid after grid."""
+    return {group_name(grid, suffix): [task_name(s) for s in specs]
+            for grid in GRIDS for suffix, specs in grid_groups(grid).items()}

@@ -19,7 +19,8 @@ import os
 from typing import Any, Iterable
 
 from ..report.score.options import ScoringOptions
-from ..scoring.core import score_example
+from ..scoring import score_example
+from ..spec.tasks import get_task
 
 SCORING_COLUMN = "oneruler_scoring"
 NO_RESPONSE_ENV = "LMEVAL_MODEL_NONE_ANSWER_PLACEHOLDER"
@@ -47,7 +48,7 @@ def score_doc(doc: dict, response: Any) -> float | None:
     """1.0 / 0.0 for one output, or None when the paper leaves the example out of the accuracy."""
     options = options_of(doc)
     text = None if is_no_response(response) else response
-    score = score_example(text, doc["answers"], doc["task"], doc["instruction_language"],
+    score = score_example(text, doc["answers"], get_task(doc["task"]).scoring_rule, doc["instruction_language"],
                           needles=doc.get("needles"), strict=options.strict, **options.kwargs())
     return float(score.passed) if score.counted else None
 

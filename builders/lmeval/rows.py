@@ -15,7 +15,7 @@ from ..dataset.reader import config_tables
 from ..dataset.source import DatasetSource
 from ..export.inputs import BuildInputs
 from ..spec.configs import parse_config_name
-from ..spec.schema import FEATURES
+from ..spec.schema import features_of
 from ..spec.tasks import get_task
 from .options import RowSource
 
@@ -67,7 +67,7 @@ def generated_rows(config: str, source: RowSource):
     spec = parse_config_name(source.config_name(config), aliases)
     inputs = LOADED.inputs(((source.alias, source.tokenizer_location),) if source.token_control else ())
     rows = list(inputs.rows(spec, source.samples, source.seed))
-    return datasets.Dataset.from_list(rows, features=FEATURES)
+    return datasets.Dataset.from_list(rows, features=features_of(spec.task))
 
 
 def dataset_rows(config: str, source: RowSource):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..dataset.source import DatasetIdentity
+from ..spec.defaults import EFFECTIVE_LENGTH_THRESHOLD
 from ..spec.run_meta import RunMeta, copied_meta
 from .score.needles import DepthUnit, depth_unit_of
 from .score.options import ScoringOptions
@@ -21,7 +22,7 @@ from .score.predictions import Prediction
 from .score.records import Record, score_rows
 from .stats.cells import RecordColumns
 
-ABSOLUTE_THRESHOLD = 0.856  # RULER §3: Llama-2-7B's accuracy at 4K
+ABSOLUTE_THRESHOLD = EFFECTIVE_LENGTH_THRESHOLD / 100  # a fraction (0.856)
 DEPTH_BINS = 10  # bins of 10 points by default (a sweep's: one per step of its depths)
 
 

@@ -16,7 +16,7 @@ from typing import Iterable, Iterator
 from ..base.errors import OneRulerError, named_setting
 from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS_RE, valid_alias
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
-from .tasks import CROSS_LINGUAL_TASKS, MAIN_TASKS, MULTI_VALUE_TASK, TASK_FORMS, TASKS, get_task, multi_value_form
+from .tasks import CROSS_LINGUAL_TASKS, FAMILIES, MAIN_TASKS, TASKS, form_of, get_task, task_forms, valid_tasks
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 # The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
@@ -28,7 +28,6 @@ MIN_BARE_LENGTH = 1_000
 
 _LENGTH_RE = re.compile(r"^(?P<num>[0-9]+)(?P<unit>[km]?)$")
 _DEPTH_RE = re.compile(r"^at(?P<depth>0|[1-9][0-9]*)$")
-_MULTI_VALUE_PREFIX = re.compile(f"^{MULTI_VALUE_TASK.pattern}(?=_|$)")  # the task part of a name
 DEPTH_FORM = "_at{D} with D an integer percent 0..100 (0: before the first haystack sentence, 100: after the last)"
 
 
@@ -104,19 +103,19 @@ class ConfigSpec:
         try:
             task = get_task(self.task)
         except ValueError as exc:
-            if multi_value_form(self.task):  # mv1_niah, mv1000_niah: the K rule, not "unknown task"
+            if form_of(self.task):  # mv1_niah, mv1000_niah: the form's rule, not "unknown task"
                 raise ConfigNameError(str(exc)) from None
             raise ConfigNameError(
-                f"unknown task {self.task!r}{did_you_mean(self.task, TASKS)}; valid: {', '.join(TASKS)}, {TASK_FORMS}"
+                f"unknown task {self.task!r}{did_you_mean(self.task, TASKS)}; valid: {valid_tasks()}"
             ) from None
         if not isinstance(self.length, int) or isinstance(self.length, bool) or self.length <= 0:
             raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
         if self.length > MAX_LENGTH:
             raise ConfigNameError(too_long(self.length))
-        if self.is_cross_lingual and task.kind != "niah":
+        if self.is_cross_lingual and not task.family.cross_lingual:
             raise ConfigNameError(
-                f"cross-lingual configs exist only for NIAH tasks, not {self.task!r}; "
-                f"valid: {', '.join(n for n, t in TASKS.items() if t.kind == 'niah')}"
+                f"cross-lingual configs exist only for {_labels('cross_lingual')} tasks, not {self.task!r}; "
+                f"valid: {', '.join(n for n, t in TASKS.items() if t.family.cross_lingual)}"
             )
         if self.tokenizer_alias is not None and not valid_alias(self.tokenizer_alias):
             raise ConfigNameError(f"invalid tokenizer alias {self.tokenizer_alias!r}: use {ALIAS_RULE}")
@@ -131,9 +130,7 @@ class ConfigSpec:
     @property
     def languages(self) -> str:
         """The name's language part: ``pl``, or ``ko-en`` (context-instructions) when cross-lingual."""
-        if self.is_cross_lingual:
-            return f"{self.context_language}-{self.instruction_language}"
-        return self.context_language
+        return language_label(self.context_language, self.instruction_language)
 
     @property
     def alias(self) -> str:
@@ -154,12 +151,26 @@ class ConfigSpec:
         return self.name
 
 
+def language_label(context_language: str, instruction_language: str) -> str:
+    """The language part of a config name and the reports' language column: ``pl``, or ``ko-en`` (context-instructions)
+    when the two differ."""
+    if context_language == instruction_language:
+        return context_language
+    return f"{context_language}-{instruction_language}"
+
+
+def _labels(allows: str) -> str:
+    """The families that allow something (``cross_lingual``, ``depth_sweeps``), as their labels: ``NIAH``."""
+    return "/".join(f.label for f in FAMILIES.values() if getattr(f, allows)) or "no"
+
+
 def _check_depth(depth: object, task) -> None:
-    """ConfigNameError unless ``depth`` is an integer 0..100 and the task has needles placed on the grid."""
+    """ConfigNameError unless ``depth`` is an integer 0..100 and the task's family sweeps depths."""
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= 100:
         raise ConfigNameError(f"invalid depth {depth!r}: use {DEPTH_FORM}")
-    if task.kind != "niah":
-        raise ConfigNameError(f"a fixed depth needs a NIAH task, not {task.name!r} (CWE has no needles)")
+    if not task.family.depth_sweeps:
+        raise ConfigNameError(f"a fixed depth needs a {_labels('depth_sweeps')} task, not {task.name!r} "
+                              f"({task.family.label} has no needles)")
     if getattr(task, "even", False):
         raise ConfigNameError(f"{task.name!r} places its values evenly by definition; a fixed depth needs "
                               f"{task.name.replace('e_niah', '_niah')!r} or another NIAH task")
@@ -203,17 +214,17 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
 
 
 def _parse_task(name: str, rest: str, hint: _LazyHint) -> str:
-    """The task id at the start of ``rest`` (a standard id, longest first, or ``mv{K}[e]_niah``)."""
-    multi = _MULTI_VALUE_PREFIX.match(rest)
-    if multi is not None:
-        return multi.group()
+    """The task id at the start of ``rest`` (a form's id such as ``mv{K}[e]_niah``, or a table id, longest first)."""
+    for form in task_forms():
+        made = re.match(f"(?:{form.pattern.pattern})(?=_|$)", rest)
+        if made is not None:
+            return made.group()
     # Longest task id first so that s_niah_nonone wins over s_niah.
     task = next((t for t in sorted(TASKS, key=len, reverse=True) if rest == t or rest.startswith(t + "_")), None)
     if task is None:
         head = "_".join(rest.split("_")[:2])
         raise ConfigNameError(
-            f"config {name!r}: unknown task in {rest!r}{did_you_mean(head, TASKS)}; valid tasks: {', '.join(TASKS)}, "
-            f"{TASK_FORMS}{hint}"
+            f"config {name!r}: unknown task in {rest!r}{did_you_mean(head, TASKS)}; valid tasks: {valid_tasks()}{hint}"
         )
     return task
 

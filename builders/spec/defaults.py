@@ -7,6 +7,8 @@ import re
 DEFAULT_SAMPLES = 50  # examples per config (paper)
 DEFAULT_SEED = 42
 SPLIT = "test"  # the only split of every config
+# The accuracy (percent) the absolute effective context length must keep: RULER §3, Llama-2-7B's accuracy at 4K.
+EFFECTIVE_LENGTH_THRESHOLD = 85.6
 
 # Tokenizer aliases: the suffix of a token-control config name (``pl_s_niah_128k_llama3``).
 ALIAS_RE = re.compile(r"^[a-z0-9][a-z0-9.\-]*$")

@@ -1,4 +1,6 @@
-"""The named grids of configs: ``standard`` (the paper's), ``depth`` (fixed-depth sweeps) and ``evidence``.
+"""The named grids of configs, as records (``Grid``): ``standard`` (the paper's), ``depth`` (fixed-depth sweeps)
+and ``evidence`` (multi-evidence). The CLI's ``--grid`` choices, the hints when a glob selects nothing, the
+lm-eval groups and the Hub leaderboards' pools all read ``GRIDS``.
 
 - ``depth``: s_niah with its needle at 0, 10, …, 100 % (``_at{D}``) for every language at 8k, 32k,
   64k and 128k (the NIAH heatmaps of Kamradt, NeedleBench, NoLiMa), then CROSS / mLongRR's five
@@ -9,15 +11,40 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, cross_lingual_pairs, iter_standard_configs
+from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, cross_lingual_pairs, iter_standard_configs, render_length
 from .languages import LANGUAGE_CODES
+from .tasks import MAIN_TASKS, TASKS
 
 SWEEP_DEPTHS: tuple[int, ...] = tuple(range(0, 101, 10))
 CROSS_DEPTHS: tuple[int, ...] = (0, 25, 50, 75, 100)
 EVIDENCE_VALUES: tuple[int, ...] = (8, 16, 32, 64)
 EVIDENCE_LENGTHS: tuple[int, ...] = (32_000, 128_000)
+
+Groups = dict[str, list[ConfigSpec]]  # a grid's sub-pools by suffix ("": the grid's own pool)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A named grid: its configs in order, its sub-pools, and what tells a user about it.
+
+    ``groups`` are the grid's pools by suffix (``""``: the whole pool, ``pl``, ``xling``, ``k16``; lm-eval
+    groups, the Hub leaderboards), ``group`` the name those carry (the standard grid's: none);
+    ``summary`` is the ``--grid`` help's words, ``glob_examples`` the globs a hint suggests, ``holds``
+    and ``marks`` what tells a glob meant for this grid (``_at50``) when it is read over the standard one.
+    """
+
+    name: str
+    summary: str
+    configs: Callable[[], Iterator[ConfigSpec]]
+    groups: Callable[[list[ConfigSpec]], Groups]
+    glob_examples: str
+    group: str = ""
+    holds: str = ""
+    marks: re.Pattern[str] | None = None
 
 
 def iter_depth_configs() -> Iterator[ConfigSpec]:
@@ -40,15 +67,63 @@ def iter_evidence_configs() -> Iterator[ConfigSpec]:
                 yield ConfigSpec(lang, f"mv{values}e_niah", length)
 
 
-GRIDS: dict[str, Callable[[], Iterator[ConfigSpec]]] = {
-    "standard": iter_standard_configs,
-    "depth": iter_depth_configs,
-    "evidence": iter_evidence_configs,
-}
+def is_main(spec: ConfigSpec) -> bool:
+    """A config of the paper's main grid (7 tasks, same language for context and instructions)."""
+    return not spec.is_cross_lingual and spec.task in MAIN_TASKS
+
+
+def _standard_groups(specs: list[ConfigSpec]) -> Groups:
+    """The main grid (""), a language's main configs, a task's monolingual configs, one length's main configs, the
+    cross-lingual pairs."""
+    main = [s for s in specs if is_main(s)]
+    out: Groups = {"": main}
+    out.update({lang: [s for s in main if s.context_language == lang] for lang in LANGUAGE_CODES})
+    out.update({task: [s for s in specs if s.task == task and not s.is_cross_lingual] for task in TASKS})
+    out.update({render_length(n): [s for s in main if s.length == n] for n in STANDARD_LENGTHS})
+    out["xling"] = [s for s in specs if s.is_cross_lingual]
+    return out
+
+
+def _depth_groups(specs: list[ConfigSpec]) -> Groups:
+    """All depths (""), a language's s_niah depths, CROSS's pairs."""
+    out: Groups = {"": list(specs)}
+    out.update({lang: [s for s in specs if s.languages == lang] for lang in LANGUAGE_CODES})
+    out["xling"] = [s for s in specs if s.is_cross_lingual]
+    return out
+
+
+def _evidence_groups(specs: list[ConfigSpec]) -> Groups:
+    """All of it (""), one K."""
+    out: Groups = {"": list(specs)}
+    out.update({f"k{k}": [s for s in specs if s.task == f"mv{k}e_niah"] for k in EVIDENCE_VALUES})
+    return out
+
+
+GRIDS: dict[str, Grid] = {grid.name: grid for grid in (
+    Grid("standard", "the paper's 952 configs", iter_standard_configs, _standard_groups,
+         "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one length), 'ko-*' (cross-lingual)"),
+    Grid("depth", "fixed-depth sweeps", iter_depth_configs, _depth_groups,
+         "'pl_*' (one language), '*_at50' (one depth), '*_32k_*' (one length), 'ko-*' (CROSS pairs)",
+         group="depth", holds="fixed-depth", marks=re.compile(r"_at[0-9*?\[]")),
+    Grid("evidence", "mv{K}e_niah", iter_evidence_configs, _evidence_groups,
+         "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)",
+         group="evidence", holds="multi-evidence", marks=re.compile(r"_mv[0-9*?\[]")),
+)}
+DEFAULT_GRID = "standard"
+
+
+def get_grid(name: str) -> Grid:
+    """The grid called ``name``; ConfigNameError naming the valid grids."""
+    if name not in GRIDS:
+        raise ConfigNameError(f"unknown grid {name!r}; valid: {', '.join(GRIDS)}")
+    return GRIDS[name]
 
 
 def grid_configs(name: str) -> list[ConfigSpec]:
     """The configs of a named grid, in grid order; ConfigNameError naming the valid grids."""
-    if name not in GRIDS:
-        raise ConfigNameError(f"unknown grid {name!r}; valid: {', '.join(GRIDS)}")
-    return list(GRIDS[name]())
+    return list(get_grid(name).configs())
+
+
+def grid_groups(name: str) -> Groups:
+    """A grid's non-empty sub-pools by suffix, in the grid's order (``""``: its own pool)."""
+    return {suffix: specs for suffix, specs in get_grid(name).groups(grid_configs(name)).items() if specs}

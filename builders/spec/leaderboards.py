@@ -16,13 +16,13 @@ covers in full. Per-language and per-task boards are not defined (docs/publishin
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
 from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, render_length
 from .defaults import SPLIT, valid_alias
-from .languages import LANGUAGE_CODES
-from .tasks import MAIN_TASKS
+from .grids import DEFAULT_GRID, grid_groups
 
 VALUE_RULE = (
     "100 × passed / counted over every row of the pool (the micro accuracy over the pooled examples, as the paper "
@@ -43,9 +43,10 @@ class Leaderboard:
     lengths: tuple[int, ...]
 
     def specs(self, alias: str | None = None) -> tuple[ConfigSpec, ...]:
-        """The pooled configs, in grid order (``alias``: a token-control tokenizer; None: text-control)."""
-        return tuple(ConfigSpec(lang, task, length, tokenizer_alias=alias)
-                     for lang in LANGUAGE_CODES for task in MAIN_TASKS for length in self.lengths)
+        """The pooled configs: the standard grid's main pool (``spec/grids.py``) at the board's lengths, in grid order
+        (``alias``: a token-control tokenizer; None: text-control)."""
+        return tuple(dataclasses.replace(spec, tokenizer_alias=alias)
+                     for spec in grid_groups(DEFAULT_GRID)[""] if spec.length in self.lengths)
 
     def pool(self, alias: str | None = None) -> tuple[str, ...]:
         """The names of the pooled configs."""
@@ -54,7 +55,9 @@ class Leaderboard:
     def describe(self) -> str:
         """The pool in words, e.g. ``26 languages × 7 tasks × 8k (182 configs)``."""
         lengths = ", ".join(render_length(n) for n in self.lengths)
-        return f"{len(LANGUAGE_CODES)} languages × {len(MAIN_TASKS)} tasks × {lengths} ({len(self.pool())} configs)"
+        specs = self.specs()
+        languages, tasks = {s.context_language for s in specs}, {s.task for s in specs}
+        return f"{len(languages)} languages × {len(tasks)} tasks × {lengths} ({len(specs)} configs)"
 
 
 LEADERBOARDS: tuple[Leaderboard, ...] = (

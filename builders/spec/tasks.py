@@ -1,113 +1,105 @@
-"""The ONERULER tasks, declared as data: one row per task, no per-task code."""
+"""The task table: the families of the benchmark (``FAMILIES``) and their tasks (``TASKS``), as data.
+
+A family is registered here (its record and its tasks: ``families/*.py``); everything else about a task is
+read from its record (``get_task``) and its family's (``family_of``). ``TASKS`` lists the paper's main grid
+first (the card's task table and every "valid:" list), the reports list tasks family by family
+(``listing_rank``). Ids of a family's forms (``mv{K}_niah``) are made on demand.
+"""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from .family import Task, TaskFamily, TaskForm
+from .families import cwe, niah
 
-from ..scoring.core import MULTI_VALUE_TASK
-
-
-@dataclass(frozen=True)
-class NiahTask:
-    """A needle-in-a-haystack variant."""
-
-    name: str
-    paper_name: str
-    num_keys: int  # distinct keys with needles in the text
-    num_values: int  # needles (values) per key
-    num_queries: int  # keys asked about
-    relevant: bool = True  # False: query a key absent from the text (gold = "none")
-    none_option: bool = True  # False: drop the "if no such numbers" sentence (Fig. 14 ablation)
-    draws_as: str | None = None  # share random draws with another task (paired ablation)
-    kind: str = "niah"
-    reserve: int = 30
-    even: bool = False  # True: value j at depth 100·(j+0.5)/K (Counting-Stars) instead of grid draws
+FAMILIES: dict[str, TaskFamily] = {}
+TASKS: dict[str, Task] = {}
 
 
-@dataclass(frozen=True)
-class CweTask:
-    """A common-words-extraction variant; frequencies at lengths <= 8,000 follow upstream's rule."""
+def register_family(family: TaskFamily) -> TaskFamily:
+    """Add a family and its tasks to the table (the main grid's tasks stay first); returns it.
 
-    name: str
-    paper_name: str
-    freq_common: int
-    freq_uncommon: int
-    short_freq_common: int
-    short_freq_uncommon: int
-    num_common: int = 10
-    short_max_length: int = 8_000
-    kind: str = "cwe"
-    reserve: int = 50
-
-    def frequencies(self, length: int) -> tuple[int, int]:
-        """(times each common word appears, times each uncommon word appears) at this length."""
-        if length <= self.short_max_length:
-            return self.short_freq_common, self.short_freq_uncommon
-        return self.freq_common, self.freq_uncommon
+    ValueError when its name or a task id is taken, or a task is not the family's own.
+    """
+    taken = [t.name for t in family.tasks if t.name in TASKS]
+    if family.name in FAMILIES or taken:
+        raise ValueError(f"family {family.name!r}: {', '.join(taken) or 'its name'} is taken")
+    strangers = [t.name for t in family.tasks if t.family is not family]
+    if strangers:
+        raise ValueError(f"family {family.name!r}: task(s) {', '.join(strangers)} belong to another family")
+    FAMILIES[family.name] = family
+    ordered = [*(t for t in TASKS.values() if t.main), *(t for t in family.tasks if t.main),
+               *(t for t in TASKS.values() if not t.main), *(t for t in family.tasks if not t.main)]
+    TASKS.clear()
+    TASKS.update((t.name, t) for t in ordered)
+    return family
 
 
-TASKS: dict[str, NiahTask | CweTask] = {
-    t.name: t
-    for t in [
-        NiahTask("s_niah", "Single NIAH", num_keys=1, num_values=1, num_queries=1),
-        NiahTask("mk_niah", "Multi-key NIAH", num_keys=4, num_values=1, num_queries=1),
-        NiahTask("mv_niah", "Multi-value NIAH", num_keys=1, num_values=4, num_queries=1),
-        NiahTask("mq_niah", "Multi-query NIAH", num_keys=2, num_values=1, num_queries=2),
-        NiahTask("none_niah", "None NIAH", num_keys=4, num_values=1, num_queries=1, relevant=False),
-        CweTask("cwe_easy", "CWE easy", 30, 3, 10, 1),
-        CweTask("cwe_hard", "CWE hard", 20, 10, 10, 5),
-        NiahTask("s_niah_nonone", "Single NIAH without the none option (Fig. 14)", num_keys=1,
-                 num_values=1, num_queries=1, none_option=False, draws_as="s_niah"),
-    ]
-}
+for _family in (niah.NIAH, cwe.CWE):
+    register_family(_family)
 
 # The seven tasks of the paper's main grid (the ablation is listed separately).
-MAIN_TASKS: tuple[str, ...] = ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah", "cwe_easy", "cwe_hard")
-NIAH_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.kind == "niah")
-CROSS_LINGUAL_TASKS: tuple[str, ...] = ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah")
+MAIN_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.main)
+NIAH_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.family.needles)
+CROSS_LINGUAL_TASKS: tuple[str, ...] = tuple(n for n in MAIN_TASKS if TASKS[n].family.cross_lingual)
 
 
-# Multi-evidence tasks ``mv{K}_niah`` / ``mv{K}e_niah`` (the pattern is the scoring layer's), made on demand.
-MIN_VALUES, MAX_VALUES = 2, 256
-# Tokens per value of a complete answer, worst case over the 26 instruction languages, seven list
-# separators and the shipped tokenizers (Qwen 2: one token per digit + 2 for "، "; cl100k, o200k,
-# Llama 3: 5). Measured by benchmarks/answer_tokens.py.
-ANSWER_TOKENS_PER_VALUE = 9
-TASK_FORMS = "mv{K}_niah or mv{K}e_niah (K = 2..256)"
+def task_forms() -> tuple[TaskForm, ...]:
+    """Every family's forms of task ids made on demand."""
+    return tuple(form for family in FAMILIES.values() for form in family.forms)
 
 
-def multi_value_reserve(values: int) -> int:
-    """The answer reserve of a K-value task: the NIAH reserve (30) + 9 tokens per value."""
-    return TASKS["mv_niah"].reserve + math.ceil(ANSWER_TOKENS_PER_VALUE * values)
+def forms_text() -> str:
+    """How the ids made on demand are written, for errors: ``mv{K}_niah or mv{K}e_niah (K = 2..256)``."""
+    return ", ".join(form.text for form in task_forms())
 
 
-def multi_value_form(name: object) -> bool:
-    """Whether ``name`` has the form ``mv{K}_niah`` / ``mv{K}e_niah`` (any K, valid or not)."""
-    return isinstance(name, str) and MULTI_VALUE_TASK.fullmatch(name) is not None
-
-
-def multi_value_task(name: str) -> NiahTask | None:
-    """The task ``mv{K}_niah`` (random grid depths) or ``mv{K}e_niah`` (evenly spaced); None if not that form.
-
-    Raises ValueError for that form with K outside 2..256 or written with a leading zero.
-    """
-    m = MULTI_VALUE_TASK.fullmatch(name) if isinstance(name, str) else None
-    if m is None:
+def form_of(name: object) -> TaskForm | None:
+    """The form whose pattern a task id has (valid or not), or None."""
+    if not isinstance(name, str):
         return None
-    k = int(m["values"])
-    if not MIN_VALUES <= k <= MAX_VALUES or m["values"] != str(k):
-        raise ValueError(f"task {name!r}: K = {m['values']} values is not valid; use {TASK_FORMS}, "
-                         f"e.g. mv16e_niah")
-    even = bool(m["even"])
-    spacing = "evenly spaced" if even else "at random grid depths"
-    return NiahTask(name, f"Multi-value NIAH, {k} values {spacing}", num_keys=1, num_values=k, num_queries=1,
-                    draws_as="mv_niah", reserve=multi_value_reserve(k), even=even)
+    return next((form for form in task_forms() if form.pattern.fullmatch(name)), None)
 
 
-def get_task(name: str) -> NiahTask | CweTask:
-    """Return a task (a standard id or a multi-evidence form), or raise a ValueError listing the valid ids."""
-    task = TASKS.get(name) or multi_value_task(name)
-    if task is None:
-        raise ValueError(f"unknown task {name!r}; valid: {', '.join(TASKS)}, {TASK_FORMS}")
-    return task
+def valid_tasks() -> str:
+    """The valid task ids, for errors: the table's, then the forms."""
+    return ", ".join([*TASKS, forms_text()] if task_forms() else TASKS)
+
+
+def get_task(name: str) -> Task:
+    """Return a task (a table id or one of a form), or raise a ValueError listing the valid ids."""
+    task = TASKS.get(name) if isinstance(name, str) else None
+    if task is not None:
+        return task
+    form = form_of(name)
+    if form is None:
+        raise ValueError(f"unknown task {name!r}; valid: {valid_tasks()}")
+    return form.make(name)
+
+
+def family_of(task: str) -> TaskFamily:
+    """The family of a task id (ValueError as ``get_task``)."""
+    return get_task(task).family
+
+
+def has_needles(task: str) -> bool:
+    """Whether a task's rows place needles (False for ids this version does not know: a report reads on)."""
+    try:
+        return family_of(task).needles
+    except ValueError:
+        return False
+
+
+def listing_rank(task: str) -> tuple[int, int, str]:
+    """Sort key of a task in reports: family by family, each family's tasks in its order, a made-on-demand id
+    right after the task it is listed with (``mv16_niah`` after mv_niah); unknown ids last, by name."""
+    position = 0
+    try:
+        listed_with, rank = get_task(task).order
+    except ValueError:
+        listed_with, rank = None, 0
+    for family in FAMILIES.values():
+        for known in family.tasks:
+            if known.name == listed_with:
+                return position, rank, (task if rank else "")
+            position += 1
+    return position, 0, str(task)

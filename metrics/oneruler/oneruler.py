@@ -1,13 +1,25 @@
 """ONERULER metric: the paper's accuracy for the multilingual long-context benchmark (evaluate module).
 
-The scoring rules live in oneruler_scoring.py, a generated copy of the oneruler project's
-builders/scoring.py (kept identical by a test), so this folder works on its own as a Space.
+The scoring rules live in the modules beside this script: a byte-for-byte copy of the oneruler project's
+scoring package (builders/scoring/, kept identical by a test), so this folder works on its own as a Space.
+oneruler_tasks.py says which rule scores each task id (generated from the project's task families).
 """
 
 import datasets
 import evaluate
 
-from .oneruler_scoring import MISSING_POLICIES, TRUNCATION_POLICIES, as_text, score_example, summarize
+# One import per module of the scoring package: evaluate.load copies beside this script exactly the modules it
+# imports relatively (one level deep), and the copies import each other.
+from .answer_text import as_text
+from .digit_runs import values_found
+from .example_score import MISSING_POLICIES, TRUNCATION_POLICIES, score_example, summarize
+from .niah_rules import score_numbers
+from .none_words import NONE_WORDS
+from .oneruler_tasks import rule_of
+from .rule_registry import RULES
+from .word_rules import score_words
+
+SCORING = (values_found, score_numbers, NONE_WORDS, RULES, score_words)  # imported for the copy (see above)
 
 _CITATION = """\
 @article{kim2025oneruler,
@@ -123,7 +135,11 @@ class OneRuler(evaluate.Metric):
             raise ValueError(f"missing_policy must be one of {MISSING_POLICIES}, got {missing_policy!r}")
         scores, paper = [], []
         for i in range(n):
-            args = (predictions[i], references[i], tasks[i], instruction_languages[i])
+            try:
+                rule = rule_of(tasks[i])
+            except ValueError as exc:
+                raise ValueError(f"example {i}: {exc}") from None
+            args = (predictions[i], references[i], rule, instruction_languages[i])
             kwargs = dict(needles=needles[i] if needles is not None else None,
                           finish_reason=finish_reasons[i] if finish_reasons is not None else None,
                           truncation=truncation, missing_policy=missing_policy, strip_think=strip_think,

@@ -26,7 +26,7 @@ from builders.export.frontmatter import parse_front_matter
 from builders.export.manifest import read_manifest
 from builders.export.request import BuildRequest
 from builders.export.shard import write_shard
-from builders.spec.schema import FEATURES
+from builders.spec.schema import CORE_FEATURES, features_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,8 +55,7 @@ def hand_row(config: str, index: int, text: str) -> dict:
         "needles": [{"key": "apple", "value": str(1_000_000 + index), "depth": 50, "actual_depth": 49.5,
                      "token_depth": 50.2}], "queries": ["apple"],
         "context_span": [5, len(text) - 5], "index": index, "seed": 42, "reserve": 30, "budget": 7970,
-        "num_units": 10, "cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0,
-        "cwe_pool_exhausted": False,
+        "num_units": 10,
     }
 
 
@@ -65,12 +64,12 @@ HAYSTACK = " ".join(f"Sentence number {i} of a long shared haystack about nothin
 
 def test_write_shard_is_content_addressed_zstd_and_round_trips(tmp_path):
     rows = [hand_row("en_s_niah_8k", i, f"Task. {HAYSTACK[: 100_000 + i]} Question?") for i in range(50)]
-    info = write_shard(iter(rows), tmp_path, "en_s_niah_8k")
+    info = write_shard(iter(rows), tmp_path, "en_s_niah_8k", features_of("s_niah").arrow_schema)
     path = tmp_path / info.file
     assert info.file == f"data/en_s_niah_8k/test-{info.sha256[:16]}.parquet"
     assert sha256_file(path) == info.sha256 and path.stat().st_size == info.size
     pf = pq.ParquetFile(path)
-    assert pf.schema_arrow.remove_metadata() == FEATURES.arrow_schema.remove_metadata()
+    assert pf.schema_arrow.remove_metadata() == CORE_FEATURES.arrow_schema.remove_metadata()  # NIAH: the core only
     md = pf.metadata
     assert md.num_rows == 50 and md.num_row_groups == 1  # rows of one config compress together
     input_col = pf.schema_arrow.get_field_index("input")
@@ -80,7 +79,7 @@ def test_write_shard_is_content_addressed_zstd_and_round_trips(tmp_path):
     assert pq.read_table(path).to_pylist() == rows
     assert info.stats.num_tokens_min == 100 and info.stats.num_tokens_max == 149
     # Same rows -> same bytes and name; no temp files left behind.
-    again = write_shard(iter(rows), tmp_path / "again", "en_s_niah_8k")
+    again = write_shard(iter(rows), tmp_path / "again", "en_s_niah_8k", features_of("s_niah").arrow_schema)
     assert again.sha256 == info.sha256
     assert [p.name for p in path.parent.iterdir()] == [path.name]
 
@@ -88,7 +87,7 @@ def test_write_shard_is_content_addressed_zstd_and_round_trips(tmp_path):
 def test_row_groups_are_capped_for_the_hub_viewer(tmp_path, monkeypatch):
     monkeypatch.setattr(shard_module, "ROW_GROUP_MAX_BYTES", 1_000_000)
     rows = [hand_row("en_s_niah_8k", i, HAYSTACK[:200_000]) for i in range(11)]
-    info = write_shard(rows, tmp_path, "en_s_niah_8k")
+    info = write_shard(rows, tmp_path, "en_s_niah_8k", features_of("s_niah").arrow_schema)
     md = pq.ParquetFile(tmp_path / info.file).metadata
     # A group is cut once it holds >= 1 MB of text: 5 rows of 200 KB, 5 more, then the last one.
     assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == [5, 5, 1]
@@ -97,7 +96,7 @@ def test_row_groups_are_capped_for_the_hub_viewer(tmp_path, monkeypatch):
 
 def test_write_shard_rejects_rows_of_another_config(tmp_path):
     with pytest.raises(Exception, match="pl_s_niah_8k"):
-        write_shard([hand_row("en_s_niah_8k", 0, "x")], tmp_path, "pl_s_niah_8k")
+        write_shard([hand_row("en_s_niah_8k", 0, "x")], tmp_path, "pl_s_niah_8k", features_of("s_niah").arrow_schema)
     assert not list((tmp_path / "data" / "pl_s_niah_8k").iterdir())  # temp file removed
 
 
@@ -155,7 +154,7 @@ def test_load_dataset_offline_by_path_by_name_and_streaming(built, tmp_path, sou
         from datasets import load_dataset
         out = {{}}
         ds = load_dataset({str(built)!r}, "pl_s_niah_8k", split="test")
-        out["path"] = [len(ds), ds[0]["id"], ds[0]["answers"], ds.features == __import__("builders.spec.schema").spec.schema.FEATURES]
+        out["path"] = [len(ds), ds[0]["id"], ds[0]["answers"], ds.features == __import__("builders.spec.schema").spec.schema.features_of("s_niah")]
         # The README declares no features: they come from the shard's Parquet schema, and the rows
         # are those of reading the shard directly.
         shard = json.load(open(os.path.join({str(built)!r}, "manifest.json")))["configs"]["pl_s_niah_8k"]["file"]

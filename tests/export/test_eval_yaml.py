@@ -21,7 +21,7 @@ from builders.export.eval_yaml import eval_yaml_problem, leaderboards_section, r
 from builders.export.hub import check_publishable
 from builders.export.request import BuildRequest
 from builders.spec.grids import grid_configs
-from builders.spec.schema import FIELD_NAMES
+from builders.spec.schema import CORE_FEATURES
 
 # huggingface.js packages/tasks/src/eval.ts, EVALUATION_FRAMEWORKS (stored copy, 2026)
 HUB_FRAMEWORKS = {"exgentic", "inspect-ai", "math-arena", "mteb", "olmocr-bench", "harbor", "archipelago", "apex-evals",
@@ -43,7 +43,7 @@ def test_eval_yaml_meets_the_hub_specification_and_inspects_schema():
         HFTask.model_validate(task)  # extra keys forbidden, solvers and scorers from Inspect's closed lists
         assert task["config"] in STANDARD and task["split"] == "test"
         spec = task["field_spec"]
-        assert {spec["input"], spec["target"], *spec["metadata"]} <= set(FIELD_NAMES)  # columns of every row
+        assert {spec["input"], spec["target"], *spec["metadata"]} <= set(CORE_FEATURES)  # columns of every row
     assert text.startswith("# ONERULER's leaderboards") and "NOT what Inspect's `hf/` loader computes" in text
 
 

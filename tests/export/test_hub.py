@@ -141,12 +141,14 @@ def test_push_metric_publishes_the_metric_folder_as_a_space(hub, tmp_path, sourc
     remote = state.files("space", "my-org/oneruler-metric")
     remote.pop(".gitattributes")
     folder = REPO / "metrics" / "oneruler"
-    from builders.export.metric import METRIC_SPACE_FILES
+    from builders.export.metric import metric_space_files
 
-    expected = {k: v for k, v in local_files(folder).items() if k in METRIC_SPACE_FILES}
+    space_files = metric_space_files()  # the metric's files and the scoring package, module by module
+    assert {"oneruler.py", "oneruler_tasks.py", "example_score.py", "__init__.py"} <= set(space_files)
+    expected = {k: v for k, v in local_files(folder).items() if k in space_files}
     # evaluate.load("ORG/NAME") fetches NAME.py: the module is uploaded under that name too
     expected["oneruler-metric.py"] = (folder / "oneruler.py").read_bytes()
-    assert len(expected) == len(METRIC_SPACE_FILES) + 1 and remote == expected
+    assert len(expected) == len(space_files) + 1 and remote == expected
     assert len(state.commits("space", "my-org/oneruler-metric")) == 2
     assert_token_never_leaked(token, state, [res], [tmp_path])
 

@@ -73,13 +73,14 @@ def test_verify_detects_content_that_does_not_rebuild(copy_of, tmp_path, source_
     import pyarrow.parquet as pq
 
     from builders.export.shard import write_shard
+    from builders.spec.schema import features_of
 
     manifest = read_manifest(copy_of)
     entry = manifest.configs["da_mk_niah_8k"]
     rows = pq.read_table(copy_of / entry.file).to_pylist()
     rows[1]["answers"] = ["1234567"]
     (copy_of / entry.file).unlink()
-    info = write_shard(rows, copy_of, "da_mk_niah_8k")
+    info = write_shard(rows, copy_of, "da_mk_niah_8k", features_of("mk_niah").arrow_schema)
     manifest.configs["da_mk_niah_8k"] = dataclasses.replace(entry, file=info.file, sha256=info.sha256, size=info.size)
     write_manifest(copy_of, manifest)
 

@@ -15,9 +15,9 @@ from builders.base.errors import TokenizerError
 from builders.generate.rows import RowGenerator
 from builders.spec.languages import LANGUAGE_CODES, get_language
 from builders.generate.niah import DEPTHS, draw_niah
-from builders.spec.schema import FIELD_NAMES
+from builders.spec.schema import CORE_FEATURES, field_names
 from builders.sources.store import Sources
-from builders.spec.tasks import NIAH_TASKS, TASKS
+from builders.spec.tasks import NIAH_TASKS, TASKS, family_of
 
 SAMPLES_8K = 2
 JOIN_TOLERANCE = 3  # tokens a join between units may add beyond the units' own costs
@@ -218,10 +218,15 @@ def check_cwe_row(row: dict, generator: RowGenerator, tokenizer) -> None:
 
 
 def check_row(row, generator: RowGenerator, tokenizer):
-    assert tuple(row) == FIELD_NAMES
+    family = family_of(row["task"])
+    assert tuple(row) == field_names(family)  # the core fields, then the family's own: CWE's only in CWE rows
+    assert tuple(row)[:len(CORE_FEATURES)] == tuple(CORE_FEATURES)
+    own = [n for n in row if n not in CORE_FEATURES]
+    assert own == (["cwe_freq_common", "cwe_freq_uncommon", "cwe_pool_size", "cwe_pool_exhausted"]
+                   if family.name == "cwe" else [])
     assert row["id"] == f"{row['config']}/{row['index']}"
     assert row["tokenizer"] == tokenizer.identity
-    if TASKS[row["task"]].kind == "cwe":
+    if family.name == "cwe":
         check_cwe_row(row, generator, tokenizer)
     else:
         check_niah_row(row, generator, tokenizer)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,13 +19,14 @@ from inspect_ai.model import ModelName, ModelOutput
 from inspect_ai.scorer import Score, Target
 from inspect_ai.solver import TaskState
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scoring"))
-from test_scoring import (  # noqa: E402 - the scoring core's corpus
-    CATEGORY_CASES, GOLD_SETS, LANGS, NEEDLES, OUTPUTS, WORDS, oracle_cwe, oracle_none, oracle_numbers,
-)
+from scoring_corpus import (CATEGORY_CASES, GOLD_SETS, LANGS, NEEDLES, OUTPUTS, WORDS, oracle_cwe, oracle_none,
+                            oracle_numbers)
 
-from builders.inspect_eval.scorer import oneruler_scorer  # noqa: E402
-from builders.scoring import CATEGORIES, NONE_WORDS, NUMBER_TASKS  # noqa: E402
+from builders.inspect_eval.scorer import oneruler_scorer
+from builders.scoring import CATEGORIES, NONE_WORDS
+from builders.spec.tasks import TASKS
+
+NUMBER_TASKS = tuple(t for t in TASKS if TASKS[t].scoring_rule == "numbers")
 
 
 def scored(text: str, gold: list[str], task: str, language: str | None = "en", stop_reason: str = "stop",

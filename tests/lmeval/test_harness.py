@@ -30,7 +30,7 @@ from hub_server import running_hub
 
 from builders.cli import cli
 from builders.lmeval.make_tasks import group_yaml
-from builders.spec.schema import FIELD_NAMES
+from builders.spec.schema import features_of
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = ("en_s_niah_8k", "pl_mq_niah_8k", "ko-en_none_niah_8k", "en_cwe_easy_8k")
@@ -183,7 +183,7 @@ def test_lm_eval_generates_the_rows_on_the_fly_and_averages_groups_over_configs(
     for path in samples:
         for line in path.read_text(encoding="utf-8").splitlines():
             doc = json.loads(line)["doc"]
-            assert {k: doc[k] for k in FIELD_NAMES} == exported[doc["id"]]
+            assert {k: doc[k] for k in features_of(doc["task"])} == exported[doc["id"]]
 
 
 HUB_SCRIPT = """
@@ -214,7 +214,7 @@ def test_rows_from_a_hub_repo(export, rows, tmp_path):
                               env=client_env(endpoint, tmp_path, None, ONERULER_DATASET=""), text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert [{k: r[k] for k in FIELD_NAMES} for r in got["rows"]] == [r for r in rows if r["config"] == "pl_mq_niah_8k"]
+    assert [{k: r[k] for k in features_of(r["task"])} for r in got["rows"]] == [r for r in rows if r["config"] == "pl_mq_niah_8k"]
     assert got["error"].startswith("dataset 'org/oneruler' has no config 'de_none_niah_8k'")
     reads = state.requests[before:]
     head = state.head("dataset", "org/oneruler")

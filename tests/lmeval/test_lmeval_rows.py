@@ -16,7 +16,7 @@ from builders.generate.rows import RowGenerator
 from builders.generate.tokenizer import TokenizerRegistry
 from builders.lmeval.metric import SCORING_COLUMN
 from builders.spec.configs import parse_config_name
-from builders.spec.schema import FIELD_NAMES
+from builders.spec.schema import features_of
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_token_control_rows_with_the_given_or_the_models_tokenizer(utils, source
     assert expected[0]["tokenizer"].startswith("tokenizer.json@sha256:")
     for meta in ({"tokenizer": f"qwen={qwen}"}, {"pretrained": qwen, "model": "served-name"}):
         rows = utils.custom_dataset(oneruler_config="en_s_niah_8k", samples=2, **meta)["test"].to_list()
-        assert [{k: r[k] for k in FIELD_NAMES} for r in rows] == expected
+        assert [{k: r[k] for k in features_of(r["task"])} for r in rows] == expected
         paper = json.dumps({"answer_tag": False, "strict": False, "strip_think": True})
         assert {r[SCORING_COLUMN] for r in rows} == {paper}
 
@@ -53,7 +53,7 @@ def test_sweep_configs_are_generated_on_the_fly(utils, sources):
     for config, reserve in (("ko-en_s_niah_8k_at75", 30), ("pl_mv8e_niah_32k", 30 + 9 * 8)):
         rows = utils.custom_dataset(oneruler_config=config, samples=1, tokenizer=f"qwen={qwen}")["test"].to_list()
         expected = generator.example(parse_config_name(f"{config}_qwen", ["qwen"]), 0)
-        assert [{k: r[k] for k in FIELD_NAMES} for r in rows] == [expected] and expected["reserve"] == reserve
+        assert [{k: r[k] for k in features_of(r["task"])} for r in rows] == [expected] and expected["reserve"] == reserve
         yaml_text = (TASK_FOLDER / f"oneruler_{config}.yaml").read_text(encoding="utf-8")
         assert f"oneruler_config: {config}\n" in yaml_text and f"max_gen_toks: {reserve}\n" in yaml_text
 

@@ -12,15 +12,23 @@ import yaml
 from click.testing import CliRunner
 
 from builders.cli import cli
-from builders.spec.schema import FEATURES
+from builders.spec.schema import CORE_FEATURES, features_of
 
-# The row schemas of exports written before issue 27, whose needles do not record ``token_depth``, and before
-# issue 18, whose needles do not record ``actual_depth`` either.
-BEFORE_TOKEN_DEPTH = datasets.Features({
-    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items() if k != "token_depth"})})
-BEFORE_ACTUAL_DEPTH = datasets.Features({
-    **FEATURES, "needles": datasets.List({k: v for k, v in FEATURES["needles"].feature.items()
-                                          if k not in ("actual_depth", "token_depth")})})
+CWE_FIELDS = {"cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0, "cwe_pool_exhausted": False}
+
+
+def row_features(task: str, left_out: tuple[str, ...] = ()) -> datasets.Features:
+    """The features of a task's rows (the core's for a task this version does not know), without the needle fields
+    ``left_out``: exports written before issue 27 lack ``token_depth``, before issue 18 ``actual_depth`` too."""
+    try:
+        features = features_of(task)
+    except ValueError:
+        features = CORE_FEATURES
+    needles = {k: v for k, v in features["needles"].feature.items() if k not in left_out}
+    return datasets.Features({**features, "needles": datasets.List(needles)})
+
+
+BEFORE_ACTUAL_DEPTH = ("actual_depth", "token_depth")
 
 
 def make_row(config: str, index: int, task: str, ctx: str, inst: str, length: int, answers, needles=()) -> dict:
@@ -33,8 +41,7 @@ def make_row(config: str, index: int, task: str, ctx: str, inst: str, length: in
         "needles": [dict(zip(("key", "value", "depth", "actual_depth", "token_depth"), n)) for n in needles],
         "queries": ["key"],
         "context_span": [6, 20], "index": index, "seed": 42, "reserve": 50 if task.startswith("cwe") else 30,
-        "budget": length - 30, "num_units": 3, "cwe_freq_common": 0, "cwe_freq_uncommon": 0,
-        "cwe_pool_size": 0, "cwe_pool_exhausted": False,
+        "budget": length - 30, "num_units": 3, **(CWE_FIELDS if task.startswith("cwe") else {}),
     }
 
 
@@ -47,8 +54,9 @@ def write_export(root: Path, configs: dict[str, list[dict]], manifest: str | Non
         rel = f"data/{name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         needles = [x for r in rows for x in r["needles"]]
-        features = (FEATURES if any("token_depth" in x for x in needles)
-                    else BEFORE_TOKEN_DEPTH if any("actual_depth" in x for x in needles) else BEFORE_ACTUAL_DEPTH)
+        left_out = (() if any("token_depth" in x for x in needles)
+                    else ("token_depth",) if any("actual_depth" in x for x in needles) else BEFORE_ACTUAL_DEPTH)
+        features = row_features(rows[0]["task"], left_out)
         pq.write_table(datasets.Dataset.from_list(rows, features=features).data.table, root / rel, compression="zstd")
         meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
     text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# ONERULER (test)\n"

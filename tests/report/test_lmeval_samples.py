@@ -87,4 +87,4 @@ def test_a_report_of_samples_does_not_claim_zero_truncated_outputs(tmp_path):
     assert "finish_reason=length" not in result.output
     assert "finish_reason: not recorded for any of the 2 outputs" in result.output
     scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
-    assert scores["finish_reason_length"] == {"count": 0, "niah": 0, "cwe": 0, "unknown": 2}
+    assert scores["finish_reason_length"] == {"count": 0, "by_family": {"niah": 0}, "unknown": 2}

@@ -12,7 +12,7 @@ from pathlib import Path
 import datasets
 import pytest
 from click.testing import CliRunner
-from report_fixtures import BEFORE_ACTUAL_DEPTH, make_row, write_export, write_jsonl
+from report_fixtures import BEFORE_ACTUAL_DEPTH, make_row, row_features, write_export, write_jsonl
 
 from builders.report.report_data import score_predictions
 from builders.report.score.predictions import Prediction
@@ -126,7 +126,9 @@ def score(export, cache, tmp_path, records, *extra):
 
 def test_load_dataset_reads_the_fixture(export, cache):
     ds = datasets.load_dataset(str(export[0]), "ko-en_mq_niah_8k", split="test", cache_dir=cache)
-    assert ds.num_rows == 2 and ds.features == BEFORE_ACTUAL_DEPTH  # needles without actual_depth, as before issue 18
+    # needles without actual_depth, as before issue 18; a NIAH config's columns: the core, no CWE fields
+    assert ds.num_rows == 2 and ds.features == row_features("mq_niah", BEFORE_ACTUAL_DEPTH)
+    assert "cwe_pool_size" not in ds.features
 
 
 def test_score_end_to_end_paper_mode(export, cache, tmp_path):
@@ -139,10 +141,10 @@ def test_score_end_to_end_paper_mode(export, cache, tmp_path):
     assert (data["overall"]["passed"], data["overall"]["counted"]) == (passed, counted) == (9, 19)
     assert data["overall"]["accuracy"] == pytest.approx(9 / 19)
     assert data["overall"]["total"] == 21 and data["overall"]["dropped"] == 2
-    assert data["null_predictions"] == {"niah": 1, "cwe": 1, "dropped": 1, "counted_wrong": 1}
+    assert data["null_predictions"] == {"by_family": {"niah": 1, "cwe": 1}, "dropped": 1, "counted_wrong": 1}
     assert data["complete"] is True and data["coverage"]["missing_lines"] == 0
     # 19 lines hold text, 2 of them say how they finished: 17 unknown
-    assert data["finish_reason_length"] == {"count": 1, "niah": 1, "cwe": 0, "unknown": 17}
+    assert data["finish_reason_length"] == {"count": 1, "by_family": {"niah": 1, "cwe": 0}, "unknown": 17}
     assert data["by_language"]["ko-en"]["accuracy"] == 0.5
     assert list(data["by_length"]) == ["8k", "32k"]
     assert data["by_task"]["s_niah"]["accuracy"] == pytest.approx(3 / 6)

@@ -11,7 +11,7 @@ from report_fixtures import make_row, score_folder, write_export
 
 from builders.report.documents.scores_json import read_scores
 from builders.report.score.options import ScoringOptions
-from builders.scoring.core import MISSING_POLICIES, TRUNCATION_POLICIES
+from builders.scoring import MISSING_POLICIES, TRUNCATION_POLICIES
 
 EVERY = [ScoringOptions(*values) for values in itertools.product(
     (False, True), TRUNCATION_POLICIES, MISSING_POLICIES, (True, False), (False, True))]

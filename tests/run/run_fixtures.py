@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import tiktoken
 import yaml
 
-from builders.spec.schema import FEATURES
+from builders.spec.schema import features_of
 
 CL100K = tiktoken.get_encoding("cl100k_base")
 HAYSTACK = "The river ran past the mill and the old bridge. "
@@ -33,8 +33,8 @@ def make_row(config: str, index: int, words: int = 40) -> dict:
         "input": text, "answers": [f"word{i}" for i in range(10)] if cwe else [value],
         "num_tokens": len(CL100K.encode(text)), "needles": [] if cwe else [{"key": "river", "value": value, "depth": 50}],
         "queries": ["river"], "context_span": [0, len(text)], "index": index, "seed": 42,
-        "reserve": 50 if cwe else 30, "budget": 8000 - 30, "num_units": words, "cwe_freq_common": 0,
-        "cwe_freq_uncommon": 0, "cwe_pool_size": 0, "cwe_pool_exhausted": False,
+        "reserve": 50 if cwe else 30, "budget": 8000 - 30, "num_units": words,
+        **({"cwe_freq_common": 0, "cwe_freq_uncommon": 0, "cwe_pool_size": 0, "cwe_pool_exhausted": False} if cwe else {}),
     }
 
 
@@ -45,7 +45,8 @@ def write_export(root: Path, configs: dict[str, list[dict]]) -> Path:
     for n, (name, rows) in enumerate(sorted(configs.items())):
         rel = f"data/{name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(datasets.Dataset.from_list(rows, features=FEATURES).data.table, root / rel, compression="zstd")
+        features = features_of(rows[0]["task"])  # the config's family's columns, as the exporter writes them
+        pq.write_table(datasets.Dataset.from_list(rows, features=features).data.table, root / rel, compression="zstd")
         meta["configs"].append({"config_name": name, "data_files": [{"split": "test", "path": rel}]})
     text = "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n# test export\n"
     (root / "README.md").write_text(text, encoding="utf-8")

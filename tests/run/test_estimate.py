@@ -9,7 +9,8 @@ from conftest import HF_TOKENIZERS
 from tokenizers import Tokenizer
 
 from builders.run.rows.selection import RowRef
-from builders.run.server.estimate import MARGINS, estimate
+from builders.run.server.estimate import estimate
+from builders.spec.families.cwe import CWE
 
 # the worst configs of benchmarks/estimate_margins.py over 238 configs: numbered CWE lists, Swahili NIAH
 CONFIGS = ["en_cwe_easy_8k", "en_cwe_hard_8k", "sw_none_niah_8k", "sw_mk_niah_8k"]
@@ -46,7 +47,7 @@ def test_the_estimate_covers_every_shipped_tokenizer_on_every_task(built):
             assert counts[row["id"]] - 1 >= n, (name, row["id"], n, counts[row["id"]])
             worst[row["task"][:3]] = max(worst.get(row["task"][:3], 0), n / row["num_tokens"])
     assert worst["cwe"] > 1.3  # the margin is needed: Qwen splits the list's numbers into digits
-    assert worst["cwe"] <= 1 + MARGINS["cwe"]
+    assert worst["cwe"] <= 1 + CWE.count_margin
 
 
 def test_count_margin_overrides_the_table():

@@ -1,4 +1,5 @@
-"""The evaluate metric module (metrics/oneruler): loads with evaluate.load, self-contained, same scores."""
+"""The evaluate metric module (metrics/oneruler): the scoring package copied whole beside the script, loads with
+evaluate.load (offline, without the project), same scores as the package."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from builders import scoring
 from builders.base.errors import OneRulerError
 from builders.base.files import sha256_file
 from builders.export import metric as metric_folder
+from builders.spec.tasks import get_task
 
 METRIC_DIR = Path(__file__).resolve().parents[2] / "metrics" / "oneruler"
 WORDS = ["apple", "bridge", "cat", "door", "eagle", "fire", "grape", "house", "ink", "jam"]
@@ -44,6 +46,12 @@ CASES = [
 ]
 
 
+def scored(case) -> scoring.ExampleScore:
+    """The scoring package's verdict on a case (prediction, answers, task, instruction language)."""
+    prediction, answers, task, language = case
+    return scoring.score_example(prediction, answers, get_task(task).scoring_rule, language)
+
+
 @pytest.fixture(scope="module")
 def metric():
     return evaluate.load(str(METRIC_DIR))
@@ -54,51 +62,77 @@ def _compute(metric, cases=CASES, **kwargs):
                           tasks=[c[2] for c in cases], instruction_languages=[c[3] for c in cases], **kwargs)
 
 
-def test_metric_copy_is_the_scoring_core_byte_for_byte():
-    copy, core = METRIC_DIR / metric_folder.METRIC_COPY, Path(scoring.core.__file__)
-    assert copy.read_bytes() == core.read_bytes(), (
-        "run: python -c 'from builders.export.metric import sync_metric_copy; sync_metric_copy()'")
-    assert sha256_file(copy) == sha256_file(core)
+def test_the_folder_holds_the_scoring_package_byte_for_byte_and_a_current_task_table():
+    package = Path(scoring.__file__).parent
+    modules = sorted(p.name for p in package.glob("*.py"))
+    assert "__init__.py" in modules and len(modules) >= 8
+    for name in modules:
+        assert (METRIC_DIR / name).read_bytes() == (package / name).read_bytes(), f"run {metric_folder.SYNC}"
+        assert sha256_file(METRIC_DIR / name) == sha256_file(package / name)
+    assert (METRIC_DIR / metric_folder.TASK_TABLE).read_text(encoding="utf-8") == metric_folder.task_table_text()
     metric_folder.check_metric_copy()
 
 
-def test_check_metric_copy_catches_drift_and_missing_files(tmp_path):
+def test_check_metric_copy_catches_drift_missing_files_and_unimported_modules(tmp_path):
     folder = tmp_path / "oneruler"
     shutil.copytree(METRIC_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
     metric_folder.check_metric_copy(folder)
-    with (folder / metric_folder.METRIC_COPY).open("a", encoding="utf-8") as handle:
+    with (folder / "word_rules.py").open("a", encoding="utf-8") as handle:
         handle.write("# edited by hand\n")
-    with pytest.raises(OneRulerError, match="differs"):
+    with pytest.raises(OneRulerError, match="word_rules.py differ"):
+        metric_folder.check_metric_copy(folder)
+    (folder / metric_folder.TASK_TABLE).write_text("TASK_RULES = {}\n", encoding="utf-8")
+    with pytest.raises(OneRulerError, match=f"word_rules.py, {metric_folder.TASK_TABLE} differ"):
         metric_folder.check_metric_copy(folder)
     metric_folder.sync_metric_copy(folder)
     metric_folder.check_metric_copy(folder)
+    script = folder / "oneruler.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("from .digit_runs import values_found\n", ""),
+                      encoding="utf-8")
+    with pytest.raises(OneRulerError, match="does not import digit_runs: evaluate.load copies only"):
+        metric_folder.check_metric_copy(folder)
     (folder / "app.py").unlink()
     with pytest.raises(OneRulerError, match="app.py"):
         metric_folder.check_metric_copy(folder)
 
 
-def test_scoring_core_imports_only_the_standard_library():
-    tree = ast.parse(Path(scoring.core.__file__).read_text(encoding="utf-8"))
-    modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    modules |= {("." * n.level) + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert all(m.split(".")[0] in sys.stdlib_module_names or m == "__future__" for m in modules), modules
+def test_the_scoring_package_imports_only_the_standard_library_and_itself_relatively():
+    for path in Path(scoring.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        modules |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+        assert all(m.split(".")[0] in sys.stdlib_module_names or m == "__future__" for m in modules), (path.name, modules)
+        relative = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
+        assert all(n.level == 1 and n.module for n in relative), path.name  # siblings only: the copy is flat
+
+
+def test_the_scoring_modules_shadow_no_module_a_space_may_import():
+    # a Space runs app.py from the folder, so its modules are top-level names there: none may hide another
+    import importlib.util
+
+    for name in metric_folder.scoring_modules() + (metric_folder.TASK_TABLE,):
+        stem = Path(name).stem
+        if stem != "__init__":
+            assert stem not in sys.stdlib_module_names and importlib.util.find_spec(stem) is None, stem
 
 
 def test_metric_folder_does_not_import_the_project():
-    for name in ("oneruler.py", metric_folder.METRIC_COPY, "app.py"):
+    for name in ("oneruler.py", "app.py", *metric_folder.scoring_modules(), metric_folder.TASK_TABLE):
         tree = ast.parse((METRIC_DIR / name).read_text(encoding="utf-8"))
         modules = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         modules |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not any(m.split(".")[0] == "builders" for m in modules), (name, modules)
-    # what evaluate will fetch and require: the sibling copy, and only installed libraries
+    # what evaluate will fetch and require: every module of the package and the task table, one by one, and only
+    # installed libraries
     imports = get_imports(str(METRIC_DIR / "oneruler.py"))
-    assert ("internal", "oneruler_scoring", "oneruler_scoring", None) in imports
+    internal = {i[1] for i in imports if i[0] == "internal"}
+    assert internal == {Path(n).stem for n in metric_folder.scoring_modules() if n != "__init__.py"} | {"oneruler_tasks"}
     assert {i[1] for i in imports if i[0] == "library"} == {"datasets", "evaluate"}
 
 
 def test_evaluate_load_and_compute_match_the_scoring_core(metric):
     result = _compute(metric)
-    expected = [scoring.score_example(*c) for c in CASES]
+    expected = [scored(c) for c in CASES]
     assert result["passes"] == [int(e.passed) for e in expected]
     assert result["passes"] == [1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0]
     assert result["counted"] == [int(e.counted) for e in expected]
@@ -137,7 +171,7 @@ def test_odd_inputs_are_scored_not_rejected(metric):
 
 def test_load_by_script_path_as_app_py_does():
     by_file = evaluate.load(str(METRIC_DIR / "oneruler.py"))
-    assert _compute(by_file)["passes"] == [int(scoring.score_example(*c).passed) for c in CASES]
+    assert _compute(by_file)["passes"] == [int(scored(c).passed) for c in CASES]
     assert "oneruler.py" in (METRIC_DIR / "app.py").read_text(encoding="utf-8")
 
 
@@ -167,9 +201,10 @@ import json, sys
 sys.modules["builders"] = None  # the published folder must work without the project
 import evaluate
 m = evaluate.load(sys.argv[1])
-r = m.compute(predictions=["<answer>4817290</answer>", "none", "Keine vorhanden"],
-              references=[["4817290"], ["4817290"], ["x"]], tasks=["s_niah", "s_niah", "none_niah"],
-              instruction_languages=["en", "en", "de"])
+r = m.compute(predictions=["<answer>4817290</answer>", "none", "Keine vorhanden", "1 2", "3"],
+              references=[["4817290"], ["4817290"], ["x"], ["12", "34"], ["12", "34"]],
+              tasks=["s_niah", "s_niah", "none_niah", "mv2e_niah", "mv2_niah"],
+              instruction_languages=["en", "en", "de", "en", "en"])
 print(json.dumps({"accuracy": r["accuracy"], "passes": r["passes"], "file": m.__class__.__module__}))
 """
 
@@ -177,7 +212,7 @@ print(json.dumps({"accuracy": r["accuracy"], "passes": r["passes"], "file": m.__
 def test_space_files_alone_load_without_the_project(tmp_path):
     space = tmp_path / "space" / "oneruler"  # what `evaluate.load("ORG/oneruler")` downloads
     space.mkdir(parents=True)
-    for name in metric_folder.METRIC_SPACE_FILES:
+    for name in metric_folder.metric_space_files():
         shutil.copy(METRIC_DIR / name, space / name)
     env = {**os.environ, "HF_MODULES_CACHE": str(tmp_path / "modules"), "HF_EVALUATE_OFFLINE": "1",
            "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "PYTHONPATH": ""}
@@ -185,9 +220,13 @@ def test_space_files_alone_load_without_the_project(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out["passes"] == [1, 0, 1] and out["accuracy"] == pytest.approx(2 / 3)
-    copied = list((tmp_path / "modules").rglob(metric_folder.METRIC_COPY))
-    assert copied and copied[0].read_bytes() == Path(scoring.core.__file__).read_bytes()
+    assert out["passes"] == [1, 0, 1, 0, 0] and out["accuracy"] == pytest.approx(2 / 5)
+    # evaluate copied the script and every module of the package beside it, byte for byte, into one package
+    script = next((tmp_path / "modules").rglob("oneruler.py"))
+    package = Path(scoring.__file__).parent
+    for module in metric_folder.scoring_modules():
+        if module != "__init__.py":
+            assert (script.parent / module).read_bytes() == (package / module).read_bytes(), module
 
 
 def test_reasoning_and_policy_kwargs_reach_the_rules(metric):

@@ -1,62 +1,43 @@
-"""The scoring core (builders/scoring/core.py) against SPEC §5, case by case and with property tests."""
+"""The scoring package (builders/scoring/) against SPEC §5, case by case and with property tests; each task scored
+by the rule its record names (spec/families/)."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from scoring_corpus import (CATEGORY_CASES, GOLD_SETS, LANGS, NEEDLES, OUTPUTS, WORDS, oracle_cwe, oracle_none,
+                            oracle_numbers)
+
 from builders import scoring
-from builders.scoring import NONE_WORDS, ExampleScore, score_example
+from builders.scoring import NONE_WORDS, ExampleScore
 from builders.spec.languages import LANGUAGE_CODES
-from builders.spec.tasks import TASKS
+from builders.spec.tasks import TASKS, get_task
+
+TASK_IDS = tuple(TASKS)
+NUMBER_TASKS = tuple(t for t in TASKS if TASKS[t].scoring_rule == "numbers")
+CWE_TASKS = tuple(t for t in TASKS if TASKS[t].scoring_rule == "words")
+
+
+def score_example(prediction, answers, task, lang=None, **kw) -> ExampleScore:
+    """The verdict on an output for a row of ``task``: the scoring core with the rule the task's record names."""
+    return scoring.score_example(prediction, answers, get_task(task).scoring_rule, lang, **kw)
 
 
 def passed(prediction, answers, task, lang="en", **kw) -> bool:
     return score_example(prediction, answers, task, lang, **kw).passed
 
 
-# --------------------------------------------------------------------------- an independent oracle
-# A literal transcription of the upstream rules quoted in SPEC §5 (with int(), as upstream does).
-
-
-def _clean(s: str) -> str:
-    return s.strip().lower().replace("\u200c", "").replace(" ", "")
-
-
-def oracle_numbers(output: str, gold: list[str], lang: str) -> bool:
-    if not output:
-        return False
-    out = unicodedata.normalize("NFKC", output)
-    if any(w in out or _clean(w) in out for w in NONE_WORDS[lang]):
-        return False
-    nums = list(dict.fromkeys(n for n in re.findall(r"\d+", out) if len(n) > 1))
-    ints = [int(n) for n in nums]
-    return len(ints) == len(gold) and set(ints) == {int(g) for g in gold}
-
-
-def oracle_none(output: str, lang: str) -> bool:
-    if not output:
-        return False
-    c = re.sub(r"\b\d\b", "", _clean(unicodedata.normalize("NFKC", output)))
-    return any(_clean(w) in c for w in NONE_WORDS[lang])
-
-
-def oracle_cwe(output: str, gold: list[str]) -> bool:
-    out = output.strip().lower()
-    return all(g.strip().lower() in out for g in gold)
-
-
 # --------------------------------------------------------------------------- the contract
 
 
-def test_task_ids_and_none_words_match_the_project():
-    assert set(scoring.TASK_IDS) == set(TASKS)
-    assert {t for t, spec in TASKS.items() if spec.kind == "cwe"} == set(scoring.CWE_TASKS)
-    assert scoring.NONE_TASKS == tuple(t for t, spec in TASKS.items() if spec.kind == "niah" and not spec.relevant)
+def test_every_task_names_a_rule_and_the_none_words_cover_every_language():
+    assert {t.scoring_rule for t in TASKS.values()} == set(scoring.RULES) == {"numbers", "none", "words"}
+    assert CWE_TASKS == ("cwe_easy", "cwe_hard")
+    assert [t for t in TASKS if TASKS[t].scoring_rule == "none"] == [t for t in TASKS if not getattr(TASKS[t], "relevant", True)]
     assert set(NONE_WORDS) == set(LANGUAGE_CODES)
 
 
@@ -85,7 +66,7 @@ def test_clean_is_the_papers():
 # --------------------------------------------------------------------------- NIAH with numbers
 
 
-@pytest.mark.parametrize("task", scoring.NUMBER_TASKS)
+@pytest.mark.parametrize("task", NUMBER_TASKS)
 def test_exact_value_passes_in_every_number_task(task):
     assert passed("<answer>4817290</answer>", ["4817290"], task)
     assert not passed("<answer>4817291</answer>", ["4817290"], task)
@@ -202,10 +183,9 @@ def test_none_niah_applies_nfkc_first():
 # --------------------------------------------------------------------------- CWE
 
 
-WORDS = ["apple", "Bridge", "cat", "door", "eagle", "fire", "grape", "house", "ink", "jam"]
 
 
-@pytest.mark.parametrize("task", scoring.CWE_TASKS)
+@pytest.mark.parametrize("task", CWE_TASKS)
 def test_cwe_words_in_any_order_case_insensitive(task):
     assert passed(", ".join(reversed([w.upper() for w in WORDS])), WORDS, task, None)
     assert not passed(", ".join(WORDS[:9]), WORDS, task, None)
@@ -270,29 +250,6 @@ def test_strict_cwe_whole_words():
 
 # --------------------------------------------------------------------------- recall and categories
 
-NEEDLES = [{"key": "k1", "value": "1111111", "depth": 0}, {"key": "k2", "value": "2222222", "depth": 33},
-           {"key": "k3", "value": "3333333", "depth": 66}, {"key": "k4", "value": "4444444", "depth": 100}]
-
-
-# Outputs with the category and recall the rules give them, worked out by hand (tests/inspect_eval reuses them).
-CATEGORY_CASES = [
-    ("mk_niah", ["2222222"], "2222222", "correct", 1.0),
-    ("mk_niah", ["2222222"], "3333333", "distractor", 0.0),
-    ("mk_niah", ["2222222"], "2222222 3333333", "distractor", 1.0),
-    ("mk_niah", ["2222222"], "none", "none_when_present", 0.0),
-    ("mk_niah", ["2222222"], "none, 2222222", "none_when_present", 1.0),
-    ("mk_niah", ["2222222"], "9999999", "wrong", 0.0),
-    ("mk_niah", ["2222222"], "I could not find it.", "no_answer", 0.0),
-    ("mk_niah", ["2222222"], "   ", "no_answer", 0.0),
-    ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 4444444", "partial", 0.5),
-    ("mv_niah", ["1111111", "2222222", "3333333", "4444444"], "1111111 2222222 3333333 4444444 5555555",
-     "wrong", 1.0),
-    ("mq_niah", ["1111111", "2222222"], "2222222", "partial", 0.5),
-    ("none_niah", ["none"], "none", "correct", 1.0),
-    ("none_niah", ["none"], "4444444", "distractor", 0.0),
-    ("none_niah", ["none"], "9999999", "wrong", 0.0),
-    ("none_niah", ["none"], "No such number.", "no_answer", 0.0),
-]
 
 
 @pytest.mark.parametrize("task, gold, text, category, recall", CATEGORY_CASES)
@@ -401,20 +358,8 @@ def test_coerced_predictions_score_like_their_text():
 
 # --------------------------------------------------------------------------- properties
 
-_pieces = st.one_of(
-    st.sampled_from(["4817290", "1111111", "04817290", "12", "7", " ", ", ", "\n", "none", "None", "brak",
-                     "Keine vorhanden", "keinevorhanden", "なし", "数字はありません", "хнетх", "४८१७२९०",
-                     "４８１７２９０", "۱۱۱۱۱۱۱", "\u200c", "\u00a0", "Ⅻ", "²³", "①", "ﬁ"]),
-    st.text(max_size=8),
-    st.integers(0, 10**9).map(str),
-)
-OUTPUTS = st.lists(_pieces, max_size=12).map("".join)
-LANGS = st.sampled_from(sorted(NONE_WORDS))
-GOLD_SETS = st.sampled_from([["4817290"], ["1111111", "4817290"], ["1111111", "2222222", "3333333", "4817290"]])
-
-
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(output=OUTPUTS, lang=LANGS, gold=GOLD_SETS, task=st.sampled_from(scoring.NUMBER_TASKS))
+@given(output=OUTPUTS, lang=LANGS, gold=GOLD_SETS, task=st.sampled_from(NUMBER_TASKS))
 def test_number_tasks_agree_with_the_upstream_oracle(output, lang, gold, task):
     result = score_example(output, gold, task, lang, needles=NEEDLES)
     assert result.passed == oracle_numbers(output, gold, lang)
@@ -448,10 +393,10 @@ def test_cwe_agrees_with_the_oracle_and_strict_implies_paper(words, extra, data)
 
 
 @settings(max_examples=200, deadline=None)
-@given(output=st.text(), lang=LANGS, task=st.sampled_from(scoring.TASK_IDS), strict=st.booleans(),
+@given(output=st.text(), lang=LANGS, task=st.sampled_from(TASK_IDS), strict=st.booleans(),
        reason=st.sampled_from([None, "stop", "length"]), policy=st.sampled_from(scoring.TRUNCATION_POLICIES))
 def test_arbitrary_text_never_crashes(output, lang, task, strict, reason, policy):
-    gold = WORDS if task in scoring.CWE_TASKS else ["4817290"]
+    gold = WORDS if task in CWE_TASKS else ["4817290"]
     result = score_example(output, gold, task, lang, needles=NEEDLES, strict=strict, finish_reason=reason,
                            truncation=policy)
     assert result.category in scoring.CATEGORIES and 0.0 <= result.recall <= 1.0
@@ -459,9 +404,9 @@ def test_arbitrary_text_never_crashes(output, lang, task, strict, reason, policy
 
 
 @settings(max_examples=100, deadline=None)
-@given(blob=st.binary(max_size=200), task=st.sampled_from(scoring.TASK_IDS))
+@given(blob=st.binary(max_size=200), task=st.sampled_from(TASK_IDS))
 def test_arbitrary_bytes_never_crash(blob, task):
-    gold = WORDS if task in scoring.CWE_TASKS else ["4817290"]
+    gold = WORDS if task in CWE_TASKS else ["4817290"]
     assert score_example(blob, gold, task, "ja").category in scoring.CATEGORIES
 
 
@@ -526,18 +471,42 @@ def test_upstream_missing_policy_drops_null_and_truncated_everywhere(task, langu
         score_example(None, gold, task, language, missing_policy="mine")
 
 
-@pytest.mark.parametrize("task, kind", [("s_niah", "number"), ("mv_niah", "number"), ("mv16_niah", "number"),
-                                        ("mv64e_niah", "number"), ("none_niah", "none"), ("cwe_hard", "cwe"),
+@pytest.mark.parametrize("task, rule", [("s_niah", "numbers"), ("mv_niah", "numbers"), ("mv16_niah", "numbers"),
+                                        ("mv64e_niah", "numbers"), ("none_niah", "none"), ("cwe_hard", "words"),
                                         ("mv_e_niah", None), ("mv16x_niah", None), ("s_niahx", None)])
-def test_task_kind_knows_the_standard_and_multi_evidence_ids(task, kind):
-    assert scoring.task_kind(task) == kind
-    assert scoring.is_niah(task) == (kind in ("number", "none"))
+def test_each_task_names_its_rule_standard_and_multi_evidence_ids(task, rule):
+    if rule is None:
+        with pytest.raises(ValueError, match="unknown task"):
+            get_task(task)
+        return
+    assert get_task(task).scoring_rule == rule
+    assert scoring.get_rule(rule).null_dropped == (rule in ("numbers", "none"))  # the NIAH rules drop no answer
+
+
+def test_rules_are_chosen_by_name_and_a_new_rule_is_a_function(monkeypatch):
+    with pytest.raises(ValueError, match="unknown scoring rule 'numbrs'; valid: numbers, none, words"):
+        scoring.score_example("1234567", ["1234567"], "numbrs", "en")
+    with pytest.raises(ValueError, match="unknown instruction language"):
+        scoring.score_example("none", ["none"], "none", "xx")  # the NIAH rules need the instruction language
+
+    def exact(text, answers, language, needles, strict):
+        hit = text.strip() == answers[0]
+        return hit, float(hit), "correct" if hit else "wrong"
+
+    monkeypatch.setitem(scoring.RULES, "exact", scoring.Rule("exact", exact, null_dropped=False, needs_language=False))
+    assert scoring.score_example(" yes ", ["yes"], "exact").passed
+    assert scoring.score_example(None, ["yes"], "exact").counted  # not dropped: counted wrong, as CWE
+    with pytest.raises(ValueError, match="exists already"):
+        scoring.register_rule(scoring.Rule("exact", exact, null_dropped=False, needs_language=False))
+    monkeypatch.setitem(scoring.RULES, "odd", scoring.Rule("odd", lambda *a: (False, 0.0, "odd"), False, False))
+    with pytest.raises(ValueError, match="gave category 'odd'"):
+        scoring.score_example("x", ["y"], "odd")
 
 
 def test_a_multi_evidence_task_scores_like_mv_niah():
     gold = ["1234567", "7654321", "5555555"]
     out = "7654321, 1234567 and 5555555"
-    assert scoring.score_example(out, gold, "mv3e_niah", "en").passed
-    missing = scoring.score_example(out.replace("5555555", ""), gold, "mv3_niah", "en")
+    assert score_example(out, gold, "mv3e_niah", "en").passed
+    missing = score_example(out.replace("5555555", ""), gold, "mv3_niah", "en")
     assert not missing.passed and missing.recall == pytest.approx(2 / 3) and missing.category == "partial"
-    assert not scoring.score_example(None, gold, "mv3_niah", "en").counted  # a NIAH task: no response is dropped
+    assert not score_example(None, gold, "mv3_niah", "en").counted  # a NIAH task: no response is dropped

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from builders.base.errors import IntegrityError, SourceError
-from builders.scoring.core import NONE_WORDS
+from builders.scoring import NONE_WORDS
 from builders.sources.parse import (
     NIAH_KEYS, parse_cwe_template, parse_niah_template, parse_noun_table, parse_word_pool,
 )

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...scoring import core as scoring
+from ...spec.tasks import has_needles
 from ...spec.configs import render_length
 from ..render.folder import csv_bytes, write_files
 from ..render.plots import (GridCell, depth_png, difference_png, group_curves_png, language_heatmap_png,
@@ -91,7 +91,7 @@ def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, 
     for i, a in enumerate(reports):
         for b in reports[i + 1:]:
             reason = pairing(a.document.manifest_sha256(), b.document.manifest_sha256())
-            cells = [] if reason else paired_cells(a.label, a.report.scored, b.label, b.report.scored, scoring.is_niah)
+            cells = [] if reason else paired_cells(a.label, a.report.scored, b.label, b.report.scored, has_needles)
             if reason or not cells:
                 texts.append(f"{a.label} vs {b.label}: no paired comparison ({reason or 'no row counted in both'}); "
                              f"compare their intervals instead")

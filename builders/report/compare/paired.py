@@ -121,11 +121,13 @@ def paired_rows(label_a: str, records_a: Sequence[Record], label_b: str, records
 def paired_tables(rows: Sequence[Record], is_niah_pool: Callable[[str], bool]) -> list[PairedTable]:
     """Every table of ``TABLES`` over the paired rows, keys in paper order (the language × length table keeps
     the NIAH rows when there are any)."""
-    niah = np.array([is_niah_pool(a.task) for a in rows], dtype=bool)
-    config_order = {a.config: (task_rank(a.task), a.language, a.length, a.config) for a in rows}
+    tasks = {a.task for a in rows}
+    in_pool, ranks = {t: is_niah_pool(t) for t in tasks}, {t: task_rank(t) for t in tasks}
+    niah = np.array([in_pool[a.task] for a in rows], dtype=bool)
+    config_order = {a.config: (ranks[a.task], a.language, a.length, a.config) for a in rows}
 
     def rank(field_name: str, value: Any) -> Any:
-        return task_rank(value) if field_name == "task" else config_order[value] if field_name == "config" else value
+        return ranks[value] if field_name == "task" else config_order[value] if field_name == "config" else value
 
     out = []
     for table, fields in TABLES.items():

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...base.errors import OneRulerError
-from ...scoring import core as scoring
+from ... import scoring
 from ...spec.ids import config_of, id_order
 from ..score.needles import NeedleHit
 from ..score.records import Record

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from ...base.errors import OneRulerError
 from ...dataset.source import DatasetIdentity
-from ...scoring import core as scoring
+from ... import scoring
 from ...spec.run_meta import RunMeta, copied_meta
 from ..score.options import ScoringOptions
 
@@ -90,23 +90,37 @@ class Coverage:
 
 @dataclass
 class NullPredictions:
-    """Scored rows without a response (null output): per task kind, and how the missing-answer policy took them."""
+    """Scored rows without a response (null output): per task family (``by_family``: every family of the scored
+    rows, e.g. ``{"niah": 3, "cwe": 0}``), and how the missing-answer policy took them."""
 
-    niah: int
-    cwe: int
+    by_family: dict[str, int]
     dropped: int
     counted_wrong: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "NullPredictions":
+        """Read scores.json's object (before 0.3.0 the families were the keys ``niah`` and ``cwe``)."""
+        return cls(_by_family(data), data["dropped"], data["counted_wrong"])
 
 
 @dataclass
 class FinishReasonLength:
-    """Outputs cut at the token limit (finish_reason "length") per task kind; ``unknown``: outputs whose line
-    records no finish_reason (0 in reports written before it was counted)."""
+    """Outputs cut at the token limit (finish_reason "length"), in all and per task family; ``unknown``: outputs
+    whose line records no finish_reason (0 in reports written before it was counted)."""
 
     count: int
-    niah: int
-    cwe: int
+    by_family: dict[str, int]
     unknown: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "FinishReasonLength":
+        """Read scores.json's object (before 0.3.0 the families were the keys ``niah`` and ``cwe``)."""
+        return cls(data["count"], _by_family(data), data.get("unknown", 0))
+
+
+def _by_family(data: dict[str, Any]) -> dict[str, int]:
+    """The per-family counts of a scores.json object, written by family or (before 0.3.0) as ``niah``/``cwe``."""
+    return dict(data["by_family"]) if "by_family" in data else {"niah": data["niah"], "cwe": data["cwe"]}
 
 
 @dataclass
@@ -174,8 +188,8 @@ class ScoresDocument:
         return cls(
             **{k: data[k] for k in ("mode", "truncation", "complete", "errors")},
             options=ScoringOptions.from_json(data["options"]), coverage=Coverage(**data["coverage"]),
-            null_predictions=NullPredictions(**data["null_predictions"]),
-            finish_reason_length=FinishReasonLength(**data["finish_reason_length"]),
+            null_predictions=NullPredictions.from_json(data["null_predictions"]),
+            finish_reason_length=FinishReasonLength.from_json(data["finish_reason_length"]),
             overall=Summary(**data["overall"]), groups=[ConfigScore(**g) for g in data["groups"]], **summaries,
             paper_overall=Summary(**data["paper_overall"]) if data.get("paper_overall") else None,
             disagreements=data.get("disagreements"), intervals=data.get("intervals"),

@@ -4,6 +4,8 @@ versus paper mode, in words."""
 
 from __future__ import annotations
 
+from ...scoring import get_rule
+from ...spec.tasks import FAMILIES
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
 from ..views.depth import FALLBACK
@@ -18,8 +20,8 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     if options.missing_policy == "upstream":
         null_policy = "dropped from the accuracy (upstream policy)"
     else:
-        null_policy = "NIAH dropped from the accuracy, CWE counted wrong (paper policy)"
-    lines = [f"null predictions: {m.niah} NIAH, {m.cwe} CWE; {null_policy}",
+        null_policy = f"{paper_policy()} (paper policy)"
+    lines = [f"null predictions: {per_family(m.by_family)}; {null_policy}",
              _truncation_note(report, document),
              f"reasoning: {'leading <think> blocks removed' if options.strip_think else '<think> blocks scored as text'}"
              + ("; only the last <Answer> block scored" if options.answer_tag else "")]
@@ -48,18 +50,32 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     return "\n".join(lines)
 
 
+def per_family(counts: dict[str, int]) -> str:
+    """``3 NIAH, 0 CWE``: a count per task family, each family named by its label."""
+    return ", ".join(f"{n} {FAMILIES[name].label if name in FAMILIES else name}" for name, n in counts.items())
+
+
+def paper_policy(dropped: str = "dropped from the accuracy") -> str:
+    """What the paper's policy does with an answer that is missing: ``NIAH dropped from the accuracy, CWE counted
+    wrong`` (each family as its scoring rule says: ``Rule.null_dropped``)."""
+    drops = {f.label: get_rule(f.scoring_rule).null_dropped for f in FAMILIES.values()}
+    parts = [("/".join(label for label, d in drops.items() if d == want), text)
+             for want, text in ((True, dropped), (False, "counted wrong"))]
+    return ", ".join(f"{labels} {text}" for labels, text in parts if labels)
+
+
 def _truncation_note(report: Report, document: ScoresDocument) -> str:
     t, options = document.finish_reason_length, report.options
     if options.missing_policy == "upstream":
         policy = "upstream policy: dropped for every task"
     else:
-        policy = {"paper": "paper policy: treated as no response (NIAH dropped, CWE counted wrong)",
+        policy = {"paper": f"paper policy: treated as no response ({paper_policy('dropped')})",
                   "score": "scored as written", "wrong": "counted wrong for every task"}[options.truncation]
     answered = sum(r.prediction is not None for r in report.scored)
     if answered and t.unknown == answered:
         return (f"finish_reason: not recorded for any of the {answered} outputs (e.g. lm-eval samples): "
                 f"outputs cut at the token limit cannot be told apart and are scored as written")
-    note = f"finish_reason=length: {t.count} ({t.niah} NIAH, {t.cwe} CWE); {policy}"
+    note = f"finish_reason=length: {t.count} ({per_family(t.by_family)}); {policy}"
     records = "records" if t.unknown == 1 else "record"
     return note + (f"; {plural(t.unknown, 'output')} {records} no finish_reason (scored as written)" if t.unknown else "")
 

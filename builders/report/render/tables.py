@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.text import plural
-from ...scoring import core as scoring
+from ... import scoring
 from ...spec.configs import render_length
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, NamedTuple, Sequence
 
 from ...base.errors import OneRulerError, named_setting
-from ...scoring import core as scoring
+from ... import scoring
 
 DepthUnit = Literal["tokens", "sentences"]
 DEPTH_UNITS: tuple[DepthUnit, ...] = ("tokens", "sentences")
@@ -45,15 +45,16 @@ def _hit(needle: dict[str, Any], retrieved: bool) -> NeedleHit:
     return NeedleHit(needle_depth(needle), bool(retrieved), None if tokens is None else float(tokens))
 
 
-def needle_hits(row: dict[str, Any], score: scoring.ExampleScore,
+def needle_hits(row: dict[str, Any], score: scoring.ExampleScore, rule: scoring.Rule,
                 answer_text: Callable[[], str | None]) -> tuple[NeedleHit, ...]:
-    """One hit per queried needle of a counted number-NIAH row; () for every other row.
+    """One hit per queried needle of a counted row with needles whose rule tells values apart (``Rule.found``:
+    the number-NIAH tasks); () for every other row.
 
     ``answer_text`` gives the scored text (None: not scored as text); it is called only for rows with
     several gold values, where each value is looked for separately.
     """
     needles = row.get("needles")
-    if not score.counted or not needles or scoring.task_kind(row["task"]) != "number":
+    if not score.counted or not needles or rule.found is None:
         return ()
     gold = {str(value) for value in row["answers"]}
     queried = [n for n in needles if str(n["value"]) in gold]
@@ -62,7 +63,7 @@ def needle_hits(row: dict[str, Any], score: scoring.ExampleScore,
     if score.recall in (0.0, 1.0):  # recall is the share of gold values found: all or none, no need to look
         return tuple(_hit(n, score.recall == 1.0) for n in queried)
     text = answer_text()
-    found = scoring.values_found(text, [n["value"] for n in queried]) if text else [False] * len(queried)
+    found = rule.found(text, [n["value"] for n in queried]) if text else [False] * len(queried)
     return tuple(_hit(n, hit) for n, hit in zip(queried, found))
 
 

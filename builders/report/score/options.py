@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ...scoring import core as scoring
+from ... import scoring
 from .predictions import Prediction
 
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...base.errors import OneRulerError, problems_error
-from ...scoring import core as scoring
-from ...spec.configs import ConfigNameError, parse_config_name, render_length
+from ... import scoring
+from ...spec.configs import ConfigNameError, language_label, parse_config_name, render_length
+from ...spec.tasks import get_task
 from ...spec.ids import id_order
 from .needles import NeedleHit, needle_hits
 from .options import ScoringOptions
@@ -67,33 +68,37 @@ def fixed_depth(config: str) -> int | None:
         return None
 
 
-def language_label(row: dict) -> str:
-    """The context language, or "ctx-inst" for cross-lingual rows."""
-    ctx, inst = row["context_language"], row["instruction_language"]
-    return ctx if ctx == inst else f"{ctx}-{inst}"
+def _rule_of(task: str, rules: dict[str, scoring.Rule]) -> scoring.Rule:
+    """The scoring rule of a task (its record's ``scoring_rule``), looked up once per task in ``rules``."""
+    if task not in rules:
+        rules[task] = scoring.get_rule(get_task(task).scoring_rule)
+    return rules[task]
 
 
 def score_rows(predictions: dict[str, Prediction], rows: dict[str, dict],
                options: ScoringOptions = ScoringOptions()) -> list[Record]:
-    """Score every row; rows without a prediction line are missing. Unknown ids are an error."""
+    """Score every row with its task's rule; rows without a prediction line are missing. Unknown ids are an error."""
     unknown = [f"line {p.line}: unknown id {p.id!r}" for p in predictions.values() if p.id not in rows]
     if unknown:
         raise problems_error(unknown, "prediction id(s) not in the dataset")
-    records = []
+    records: list[Record] = []
+    rules: dict[str, scoring.Rule] = {}
     for _, index, ident in sorted(map(id_order, rows)):
         row = rows[ident]
-        head = (ident, row["config"], row["task"], language_label(row), row["length"], row["tokenizer"])
+        language = language_label(row["context_language"], row["instruction_language"])
+        head = (ident, row["config"], row["task"], language, row["length"], row["tokenizer"])
         pred = predictions.get(ident)
         if pred is None:
             records.append(Record(*head, None, None, NO_LINE_SCORE, NO_LINE_SCORE, no_line=True, index=index))
             continue
         kwargs = dict(needles=row["needles"], finish_reason=pred.finish_reason, **options.kwargs())
-        args = (pred.prediction, row["answers"], row["task"], row["instruction_language"])
         try:
+            rule = _rule_of(row["task"], rules)
+            args = (pred.prediction, row["answers"], rule.name, row["instruction_language"])
             score = scoring.score_example(*args, strict=options.strict, **kwargs)
             paper = scoring.score_example(*args, strict=False, **kwargs) if options.strict else score
         except ValueError as exc:
             raise OneRulerError(f"row {ident!r}: {exc}") from None
-        hits = needle_hits(row, score, lambda: options.answer_text(pred))
+        hits = needle_hits(row, score, rule, lambda: options.answer_text(pred))
         records.append(Record(*head, pred.prediction, pred.finish_reason, score, paper, index=index, needle_hits=hits))
     return records

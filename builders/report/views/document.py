@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ...scoring import core as scoring
+from ...spec.tasks import FAMILIES, family_of
 from ..documents.scores_json import Coverage, FinishReasonLength, NullPredictions, ScoresDocument, Summary
 from ..report_data import Report
 from ..score.records import Record
@@ -24,19 +24,27 @@ def intervals_method(bootstrap: ClusterBootstrap) -> dict[str, str]:
     return {"confidence": "95 %", "config": f"Wilson score interval (z = {Z95:.4f})", "pooled": bootstrap.describe()}
 
 
+def by_family(scored: Sequence[Record], chosen: Sequence[Record]) -> dict[str, int]:
+    """How many of ``chosen`` each task family has, for every family of the ``scored`` rows (in the families'
+    order; a family with none of them counts 0)."""
+    families = {task: family_of(task).name for task in {r.task for r in scored}}
+    counts = {name: 0 for name in FAMILIES if name in families.values()}
+    for r in chosen:
+        counts[families[r.task]] += 1
+    return counts
+
+
 def null_predictions(scored: Sequence[Record]) -> NullPredictions:
-    """The scored rows without a response, per task kind, and how the policy counted them."""
+    """The scored rows without a response, per task family, and how the policy counted them."""
     unanswered = [r for r in scored if r.score.status == "no_response"]
-    return NullPredictions(sum(scoring.is_niah(r.task) for r in unanswered),
-                           sum(r.task in scoring.CWE_TASKS for r in unanswered),
-                           sum(not r.score.counted for r in unanswered), sum(r.score.counted for r in unanswered))
+    return NullPredictions(by_family(scored, unanswered), sum(not r.score.counted for r in unanswered),
+                           sum(r.score.counted for r in unanswered))
 
 
 def finish_reason_length(scored: Sequence[Record]) -> FinishReasonLength:
-    """The outputs cut at the token limit per task kind, and the outputs whose line records no finish_reason."""
+    """The outputs cut at the token limit per task family, and the outputs whose line records no finish_reason."""
     truncated = [r for r in scored if r.finish_reason == "length"]
-    return FinishReasonLength(len(truncated), sum(scoring.is_niah(r.task) for r in truncated),
-                              sum(r.task in scoring.CWE_TASKS for r in truncated),
+    return FinishReasonLength(len(truncated), by_family(scored, truncated),
                               sum(r.finish_reason is None and r.prediction is not None for r in scored))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ...scoring import core as scoring
+from ... import scoring
 from ...spec.configs import render_length
 from ..documents.scores_json import ConfigScore, Summary
 from ..score.records import Record

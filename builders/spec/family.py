@@ -1,0 +1,105 @@
+"""What a task family decides, as one record (``TaskFamily``), and what every task of a family offers (``Task``).
+
+A family is a kind of example with its own generator (``generate/``) and scoring rule (``scoring/``):
+ONERULER's needle tasks (``families/niah.py``) and common-words extraction (``families/cwe.py``). Every
+place outside a family's own modules that must know something about a task asks its family record —
+its reserve, the unit its context is counted in, its count margin, whether it has needles, whether it
+allows cross-lingual pairs and depth sweeps, its scoring rule, its own row fields, what the card and
+``show`` say — never the task's name. ``spec/tasks.py`` lists the families; docs/architecture.md
+("Adding a task family") says which files a new one adds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+# The datatypes a family's own row field may have (``spec/schema.py`` turns them into ``datasets`` features).
+FIELD_TYPES: tuple[str, ...] = ("string", "bool", "int32", "int64", "float64", "list<string>")
+
+
+@dataclass(frozen=True)
+class RowField:
+    """A column of a row: its name, datatype (one of FIELD_TYPES, or a core field's own) and meaning (the card's)."""
+
+    name: str
+    dtype: str
+    description: str
+
+
+class Task(Protocol):
+    """What every task offers, whatever its family: a task record of ``families/*.py`` has these attributes."""
+
+    name: str  # the task id in config names (``s_niah``, ``cwe_easy``)
+    paper_name: str
+    reserve: int  # tokens kept free for the answer: the row's reserve and max new tokens
+    scoring_rule: str  # the name of the rule that scores it (``scoring.RULES``)
+    main: bool  # one of the tasks of the paper's main grid
+
+    @property
+    def family(self) -> "TaskFamily":
+        """The family record of the task."""
+
+    @property
+    def gold(self) -> str:
+        """How its gold answer is written, in words (the card's task table)."""
+
+    @property
+    def card_cells(self) -> tuple[str, str]:
+        """(needles, setup): the task table's two family-specific cells."""
+
+    @property
+    def order(self) -> tuple[str, int]:
+        """(the task it is listed with, rank among that task's variants): reports list ``mv16_niah`` after mv_niah."""
+
+
+@dataclass(frozen=True)
+class TaskForm:
+    """Task ids a family makes on demand (``mv{K}_niah``): the ids' pattern, how to write one, and the maker."""
+
+    pattern: re.Pattern[str]  # fullmatch of a task id
+    text: str  # for errors: ``mv{K}_niah or mv{K}e_niah (K = 2..256)``
+    make: Callable[[str], Task]  # the task of a matching id; ValueError when it matches but is not valid
+    example: str  # a valid id of this form
+
+
+@dataclass(frozen=True)
+class TaskFamily:
+    """Everything a family decides that the rest of the package reads.
+
+    ``name`` keys scores.json's per-family counts and run's margins; ``label`` is how tables say it;
+    ``unit`` is what ``num_units`` counts; ``reserve`` the answer tokens of its tasks (a task may keep
+    more); ``count_margin`` how much more than ``num_tokens`` a model's tokenizer may need for its
+    prompts (``run``'s estimate when nothing can count them); ``needles`` whether its rows place needles
+    at depths (depth views, heatmaps, ``show``'s highlights); ``cross_lingual`` / ``depth_sweeps``
+    whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``scoring_rule`` its tasks' rule unless a task
+    names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
+    on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
+    cost more); ``show_lines`` what ``show`` adds about one of its rows.
+    """
+
+    name: str
+    label: str
+    summary: str
+    unit: str
+    reserve: int
+    count_margin: float
+    needles: bool
+    cross_lingual: bool
+    depth_sweeps: bool
+    scoring_rule: str
+    tasks: tuple[Task, ...]
+    row_fields: tuple[RowField, ...] = ()
+    forms: tuple[TaskForm, ...] = ()
+    build_cost: int = 0
+    show_lines: Callable[[dict], list[str]] | None = None
+
+    def __post_init__(self) -> None:
+        bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
+        if bad:
+            raise ValueError(f"family {self.name!r}: field(s) {', '.join(bad)} need a type of {', '.join(FIELD_TYPES)}")
+
+    def describe(self, row: dict) -> list[str]:
+        """The lines ``show`` prints about a row of this family beyond the common ones."""
+        return self.show_lines(row) if self.show_lines is not None else []

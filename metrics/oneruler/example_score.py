@@ -1,0 +1,111 @@
+"""One example scored by a named rule (``score_example``), with the paper's policies for missing and cut
+answers, and the aggregate of many (``summarize``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Sequence, get_args
+
+from .answer_text import as_text, extract_answer
+from .none_words import none_words
+from .rule_registry import Rule, get_rule
+
+CATEGORIES: tuple[str, ...] = ("correct", "none_when_present", "distractor", "partial", "wrong", "no_answer")
+TruncationPolicy = Literal["paper", "score", "wrong"]  # finish_reason "length": no response / as written / wrong
+TRUNCATION_POLICIES: tuple[str, ...] = get_args(TruncationPolicy)
+# paper: null NIAH outputs dropped, null CWE ones wrong (footnote 10); upstream: null and truncated dropped.
+MissingPolicy = Literal["paper", "upstream"]
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)
+ScoreStatus = Literal["scored", "no_response", "truncated", "missing"]  # "missing": reports' rows without a line
+
+
+@dataclass(frozen=True)
+class ExampleScore:
+    """The score of one example: ``passed`` (0/1), ``recall`` (fraction of gold answers found, RULER's partial
+    credit), ``category`` (one of CATEGORIES), ``counted`` (in the accuracy's denominator: False only for rows
+    whose rule drops them — NIAH — when null, or truncated under the paper policy) and ``status`` (null output:
+    "no_response"; finish_reason "length": "truncated")."""
+
+    passed: bool
+    recall: float
+    category: str
+    counted: bool = True
+    status: ScoreStatus = "scored"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (for JSON)."""
+        return {"passed": self.passed, "recall": self.recall, "category": self.category, "counted": self.counted,
+                "status": self.status}
+
+
+def check_policies(truncation: str, missing_policy: str) -> None:
+    """ValueError unless both policies are known ones."""
+    if truncation not in TRUNCATION_POLICIES:
+        raise ValueError(f"unknown truncation policy {truncation!r}; valid: {', '.join(TRUNCATION_POLICIES)}")
+    if missing_policy not in MISSING_POLICIES:
+        raise ValueError(f"unknown missing policy {missing_policy!r}; valid: {', '.join(MISSING_POLICIES)}")
+
+
+def _unscored(rule: Rule, is_null: bool, truncation: TruncationPolicy, missing_policy: MissingPolicy) -> ExampleScore:
+    """The score of a null or length-truncated output that is not scored as text."""
+    dropped = missing_policy == "upstream" or (rule.null_dropped and (is_null or truncation == "paper"))
+    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status="no_response" if is_null else "truncated")
+
+
+def score_example(
+    prediction: Any,
+    answers: Sequence[str],
+    rule: str,
+    instruction_language: str | None = None,
+    *,
+    needles: Iterable[Any] | None = None,
+    strict: bool = False,
+    finish_reason: str | None = None,
+    truncation: TruncationPolicy = "paper",
+    missing_policy: MissingPolicy = "paper",
+    strip_think: bool = True,
+    answer_tag: bool = False,
+) -> ExampleScore:
+    """Score one output against a row's gold `answers` with the scoring rule named `rule` (``RULES``).
+
+    `instruction_language` is required by rules that need it (the none words of NIAH). `needles`
+    (the row's list of {key, value, depth}, or just the values) enables the `distractor`
+    category; without it distractors are reported as `wrong`/`partial`. A None prediction is
+    "no response": under `missing_policy="paper"` left out of the accuracy where the rule drops it (NIAH)
+    and counted wrong otherwise (CWE); under `missing_policy="upstream"` left out for every rule, as are
+    length-truncated outputs. Otherwise, when `finish_reason == "length"`, `truncation` decides: "paper"
+    treats the output as no response, "wrong" counts it wrong for every rule, "score" scores the text like
+    any other. The text scored is `extract_answer(prediction, strip_think=..., answer_tag=...)`.
+    """
+    chosen = get_rule(rule)
+    check_policies(truncation, missing_policy)
+    if chosen.needs_language:
+        none_words(instruction_language)  # type: ignore[arg-type]
+    text = as_text(prediction)
+    truncated = finish_reason == "length"
+    if text is None or (truncated and (missing_policy == "upstream" or truncation != "score")):
+        return _unscored(chosen, text is None, truncation, missing_policy)
+    text = extract_answer(text, strip_think=strip_think, answer_tag=answer_tag)
+    passed, recall, category = chosen.score(text, answers, instruction_language, needles, strict)
+    if category not in CATEGORIES:
+        raise ValueError(f"scoring rule {rule!r} gave category {category!r}; valid: {', '.join(CATEGORIES)}")
+    return ExampleScore(passed, recall, category, status="truncated" if truncated else "scored")
+
+
+def summarize(scores: Iterable[ExampleScore]) -> dict[str, Any]:
+    """Aggregate: accuracy = passed / counted (None when nothing is counted), mean recall, counts."""
+    total = counted = passed = no_response = truncated = 0
+    recall = 0.0
+    categories = dict.fromkeys(CATEGORIES, 0)
+    for score in scores:
+        total += 1
+        no_response += score.status == "no_response"
+        truncated += score.status == "truncated"
+        if score.counted:
+            counted += 1
+            passed += score.passed
+            recall += score.recall
+            categories[score.category] += 1
+    return {"accuracy": passed / counted if counted else None, "recall": recall / counted if counted else None,
+            "passed": passed, "counted": counted, "dropped": total - counted, "total": total,
+            "no_response": no_response, "truncated": truncated, "categories": categories}
