@@ -29,10 +29,13 @@ ALLOWED: dict[str, set[str]] = {
     "dataset": {"base", "spec", "export"},
     "report": {"base", "spec", "scoring", "export", "dataset"},
     "run": {"base", "spec", "scoring", "export", "dataset"},
-    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report"},
+    "taskrows": {"base", "spec", "sources", "generate", "export", "dataset"},
+    "lmeval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report", "taskrows"},
     "publish": {"base", "spec", "scoring", "export", "dataset", "report"},
-    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report", "lmeval"},
-    "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval", "publish"},
+    "inspect_eval": {"base", "spec", "scoring", "sources", "generate", "export", "dataset", "report", "lmeval",
+                     "taskrows"},
+    "cli": {"base", "spec", "sources", "generate", "export", "dataset", "report", "scoring", "run", "lmeval", "publish",
+            "taskrows"},
 }
 LAYERS = sorted(ALLOWED)
 
@@ -165,10 +168,11 @@ def test_only_the_dataset_layer_reads_datasets(path):
 # Who talks to the Hub, and for what: dataset reads (dataset/hub.py), the push (export/hub.py), a tokenizer.json
 # download (generate/tokenizer.py), results in model repos and leaderboards (publish/hub.py). Anything else importing
 # the client would be a fifth way in; report/hub_results/eval_results.py uses only its `.eval_results` format (no
-# I/O). `datasets` only for its types: the row schema (spec/schema.py) and lm-eval's in-memory Dataset (lmeval/rows.py).
+# I/O). `datasets` only for its types: the row schema (spec/schema.py) and the tasks' in-memory Dataset
+# (taskrows/loaded.py, for lm-eval and Inspect).
 HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "generate/tokenizer.py", "publish/hub.py",
                                    "report/hub_results/eval_results.py"},
-               "datasets": {"spec/schema.py", "lmeval/rows.py"}}
+               "datasets": {"spec/schema.py", "taskrows/loaded.py"}}
 
 
 @pytest.mark.parametrize("client", sorted(HUB_CLIENTS))

@@ -29,6 +29,7 @@ OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a small
 # Settings whose flag is not ``--`` + the name with ``-`` for ``_`` (names as the settings objects spell them).
 SETTING_FLAGS: dict[str, str] = {
     "tokenizers": "--tokenizer",  # oneruler build, verify, show
+    "truncation": "--truncated",  # oneruler score (report/score/options.py)
     # oneruler run (run/settings.py, run/options.py, run/settings_build.py), ingest (run/batch/api.py)
     "base_urls": "--base-url", "base_urls_file": "--base-urls", "batch": "--batch-requests",
     "max_requests": "--batch-max-requests", "max_bytes": "--batch-max-bytes", "timeout_s": "--timeout",

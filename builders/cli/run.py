@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from ..run.options import APIS, MAX_TOKENS_PARAMS, PRESETS, REASONING_EFFORTS, RetryPolicy
+from ..run.options import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS, RetryPolicy
+from ..spec.presets import PRESETS
 from ..run.settings import DEFAULT_CONCURRENCY, LOAD_TIMEOUT_S, ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, fail
 from .options import hub_cache_option, echo_err, quiet_option

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..scoring import MISSING_POLICIES, TRUNCATION_POLICIES
-from .handler import cli_errors, fail
+from .handler import cli_errors
 from .options import depth_bins_option, depth_unit_option, hub_cache_option, threshold_option
 
 
@@ -48,8 +48,6 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     from ..report.score.options import ScoringOptions
     from ..run.files.meta import read_meta
 
-    if missing_policy == "upstream" and truncation != "paper":
-        fail(f"--truncated {truncation} has no effect with --missing-policy upstream (truncated outputs are dropped)")
     options = ScoringOptions(strict, truncation, missing_policy, not keep_think, answer_tag)
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,

@@ -2,8 +2,8 @@
 
 Inspect parses every ``-T`` value as YAML and splits an unquoted value at commas, so a value may
 arrive as a string, a list, a number or a boolean; each option is checked here and a wrong one
-raises an error naming the option. The rows come from the lm-eval tasks' row source
-(``lmeval/options.py:row_source``): ``dataset`` (an export folder or a Hub repo id) or, without
+raises an error naming the option. The rows come from the row source the lm-eval tasks use too
+(``taskrows/source.py:row_source``): ``dataset`` (an export folder or a Hub repo id) or, without
 one, rows generated on the fly byte for byte as the export has them (``tokenizer``, ``samples``,
 ``data_seed``). ``configs`` are globs over the dataset's configs, or over a named grid (``grid``,
 the standard one by default) when the rows are generated; with ``tokenizer=ALIAS=SPEC`` each
@@ -20,13 +20,13 @@ from typing import Any
 from ..base.errors import OneRulerError, SettingError
 from ..dataset.source import select_configs
 from ..report.score.options import ScoringOptions
-from ..lmeval.options import DATASET_ENV, RowSource, row_source, scoring_options
-from ..lmeval.rows import LOADED
-from ..scoring import MISSING_POLICIES, TRUNCATION_POLICIES
+from ..lmeval.options import scoring_options
+from ..taskrows.loaded import LOADED
+from ..taskrows.source import DATASET_ENV, RowSource, row_source
 from ..spec.configs import ConfigNameError, parse_config_name
 from ..spec.selection import match_configs
 from ..spec.grids import DEFAULT_GRID, GRIDS
-from ..spec.presets import PRESETS
+from ..spec.presets import PRESETS, preset_values
 
 
 @dataclass(frozen=True)
@@ -103,10 +103,7 @@ def rows_source(dataset: Any, tokenizer: Any, samples: Any, data_seed: Any) -> R
     if given and location is not None and "=" not in location:
         raise SettingError("tokenizer", f"with a dataset must be ALIAS=SPEC (it picks the configs {{config}}_{{ALIAS}}), "
                                         f"got {location!r}")
-    try:
-        return row_source(meta)
-    except OneRulerError as exc:  # the lm-eval tasks' rule: its messages start by naming lm-eval's metadata
-        raise OneRulerError(str(exc).removeprefix("lm-eval metadata: "), settings=exc.settings) from None
+    return row_source(meta, where=None)  # the lm-eval tasks' rule, its errors naming the options themselves
 
 
 def chosen_configs(globs: list[str], source: RowSource, grid: str | None) -> list[str]:
@@ -157,14 +154,10 @@ class TaskOptions:
 
 
 def generation(preset: Any, max_tokens: Any) -> Generation:
-    """Greedy with the row's reserve, or a paper preset; ``max_tokens`` overrides both."""
-    values: dict[str, Any] = {}
-    if preset is not None:
-        values = dict(PRESETS[choice(preset, "preset", tuple(PRESETS))])
-        values.pop("max_tokens_param", None)  # Inspect's OpenAI provider picks the parameter an o-series model needs
-    tokens = optional_count(max_tokens, "max_tokens")
-    if tokens is not None:
-        values["max_tokens"] = tokens
+    """Greedy with the row's reserve, or a paper preset; ``max_tokens`` overrides both (``spec/presets.py``)."""
+    chosen = None if preset is None else choice(preset, "preset", tuple(PRESETS))
+    values = preset_values(chosen, {"max_tokens": optional_count(max_tokens, "max_tokens")})
+    values.pop("max_tokens_param", None)  # Inspect's OpenAI provider picks the parameter an o-series model needs
     return Generation(**values)
 
 
@@ -177,6 +170,5 @@ def task_options(configs: Any = None, dataset: Any = None, tokenizer: Any = None
     names = chosen_configs(text_list(configs, "configs"), source, optional_text(grid, "grid", "standard"))
     flags = {"strict": flag(strict, "strict"), "keep_think": flag(keep_think, "keep_think"),
              "answer_tag": flag(answer_tag, "answer_tag")}
-    scoring = dataclasses.replace(scoring_options(flags), truncation=choice(truncation, "truncation", TRUNCATION_POLICIES),
-                                  missing_policy=choice(missing_policy, "missing_policy", MISSING_POLICIES))
+    scoring = dataclasses.replace(scoring_options(flags), truncation=truncation, missing_policy=missing_policy)
     return TaskOptions(names, source, optional_count(limit, "limit"), generation(preset, max_tokens), scoring)

@@ -1,6 +1,6 @@
 """ONERULER rows as Inspect samples: one per row, its id the row id, its prompt the single user message.
 
-The rows are the lm-eval tasks' (``lmeval/rows.py:task_rows``): read from an export or a Hub
+The rows are those the lm-eval tasks read too (``taskrows/loaded.py:task_rows``): read from an export or a Hub
 repo, or generated on the fly byte for byte as the export has them. Each sample carries what the
 scorer needs (gold answers as the target; task, instruction language and needles as metadata)
 and what the metrics group by: ``config``, ``language`` (``pl``, or ``ko-en`` for a cross-lingual
@@ -16,8 +16,8 @@ from typing import Any, Iterator
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from ..lmeval.options import RowSource
-from ..lmeval.rows import TASK_COLUMNS, task_rows
+from ..taskrows.loaded import TASK_COLUMNS, task_rows
+from ..taskrows.source import RowSource
 from ..spec.configs import parse_config_name, render_length
 from ..spec.ids import id_order
 

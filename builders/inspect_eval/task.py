@@ -16,7 +16,7 @@ from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ..lmeval.rows import LOADED
+from ..taskrows.loaded import LOADED
 from .options import TaskOptions, task_options
 from .samples import oneruler_dataset
 from .scorer import oneruler_scorer

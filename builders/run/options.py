@@ -12,8 +12,8 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ..base.errors import OneRulerError, SettingError, named_setting
-from ..spec.presets import PRESETS
+from ..base.errors import SettingError
+from ..spec.presets import preset_values
 
 APIS = ("chat", "completions")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -72,12 +72,7 @@ class SamplingOptions:
 
 def sampling_options(preset: str | None = None, **given: Any) -> SamplingOptions:
     """The paper's defaults, then the preset's values, then every option given explicitly (not None)."""
-    values: dict[str, Any] = {}
-    if preset is not None:
-        if preset not in PRESETS:
-            raise OneRulerError(f"unknown {named_setting('preset')} {preset!r}; valid: {', '.join(PRESETS)}")
-        values.update(PRESETS[preset])
-    values.update({k: v for k, v in given.items() if v is not None and v != ()})
+    values = preset_values(preset, given)
     if "stop" in values:
         values["stop"] = tuple(values["stop"])
     return replace(SamplingOptions(), **values)

@@ -18,7 +18,7 @@ from run_fixtures import make_row, write_export  # noqa: E402
 
 from builders.base.errors import OneRulerError  # noqa: E402
 from builders.inspect_eval.options import Generation, task_options  # noqa: E402
-from builders.lmeval.options import DATASET_ENV  # noqa: E402
+from builders.taskrows.source import DATASET_ENV  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -71,10 +71,15 @@ def test_presets_and_max_tokens():
 
 
 def test_scoring_options():
-    scoring = task_options(configs="pl_s_niah_8k", strict=True, truncation="score", missing_policy="upstream",
+    scoring = task_options(configs="pl_s_niah_8k", strict=True, truncation="score", missing_policy="paper",
                            keep_think=True, answer_tag=True).scoring
     assert (scoring.strict, scoring.truncation, scoring.missing_policy, scoring.strip_think, scoring.answer_tag) == \
-        (True, "score", "upstream", False, True)
+        (True, "score", "paper", False, True)
+    upstream = task_options(configs="pl_s_niah_8k", missing_policy="upstream").scoring
+    assert (upstream.truncation, upstream.missing_policy) == ("paper", "upstream")
+    # refused as `oneruler score --truncated score --missing-policy upstream` is (report/score/options.py)
+    with pytest.raises(OneRulerError, match="^truncation score has no effect with missing_policy upstream"):
+        task_options(configs="pl_s_niah_8k", truncation="score", missing_policy="upstream")
 
 
 @pytest.mark.parametrize("options, message", [

@@ -9,12 +9,15 @@ import json
 import pytest
 from report_fixtures import make_row, score_folder, write_export
 
+from builders.base.errors import SettingError
 from builders.report.documents.scores_json import read_scores
 from builders.report.score.options import ScoringOptions
 from builders.scoring import MISSING_POLICIES, TRUNCATION_POLICIES
 
+# every valid combination: the upstream missing policy drops cut outputs, so only the paper truncation goes with it
 EVERY = [ScoringOptions(*values) for values in itertools.product(
-    (False, True), TRUNCATION_POLICIES, MISSING_POLICIES, (True, False), (False, True))]
+    (False, True), TRUNCATION_POLICIES, MISSING_POLICIES, (True, False), (False, True))
+    if values[2] == "paper" or values[1] == "paper"]
 
 
 @pytest.mark.parametrize("options", EVERY, ids=lambda o: "-".join(map(str, vars(o).values())))
@@ -24,8 +27,21 @@ def test_every_combination_reads_back_to_itself(options):
 
 
 def test_the_written_keys_are_those_of_scores_json():
-    assert ScoringOptions(True, "score", "upstream", False, True).as_json() == {
-        "strict": True, "truncation": "score", "missing": "upstream", "strip_think": False, "answer_tag": True}
+    assert ScoringOptions(True, "paper", "upstream", False, True).as_json() == {
+        "strict": True, "truncation": "paper", "missing": "upstream", "strip_think": False, "answer_tag": True}
+
+
+@pytest.mark.parametrize("values, setting, message", [
+    (("score", "upstream"), "truncation", "truncation score has no effect with missing_policy upstream"),
+    (("wrong", "upstream"), "truncation", "truncation wrong has no effect with missing_policy upstream"),
+    (("cut", "paper"), "truncation", "truncation must be one of paper, score, wrong, got 'cut'"),
+    (("paper", "mine"), "missing_policy", "missing_policy must be one of paper, upstream, got 'mine'"),
+])
+def test_options_check_themselves_whoever_makes_them(values, setting, message):
+    # the CLI, lm-eval, Inspect and a scores.json read back all make their options here: one rule for all
+    with pytest.raises(SettingError, match=message) as caught:
+        ScoringOptions(False, *values)
+    assert caught.value.setting == setting
 
 
 def test_keys_an_older_report_lacks_take_their_defaults():

@@ -7,18 +7,28 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ... import scoring
+from ...base.errors import SettingError, named_setting
 from .predictions import Prediction
 
 
 @dataclass(frozen=True)
 class ScoringOptions:
-    """How outputs are scored (the paper's metric by default; see docs/scoring.md)."""
+    """How outputs are scored (the paper's metric by default; see docs/scoring.md); checked when made, so that every
+    way in (``score``, lm-eval, Inspect, a scores.json read back) refuses the same combinations."""
 
     strict: bool = False
     truncation: scoring.TruncationPolicy = "paper"
     missing_policy: scoring.MissingPolicy = "paper"
     strip_think: bool = True
     answer_tag: bool = False
+
+    def __post_init__(self) -> None:
+        for setting, valid in (("truncation", scoring.TRUNCATION_POLICIES), ("missing_policy", scoring.MISSING_POLICIES)):
+            if getattr(self, setting) not in valid:
+                raise SettingError(setting, f"must be one of {', '.join(valid)}, got {getattr(self, setting)!r}")
+        if self.missing_policy == "upstream" and self.truncation != "paper":
+            raise SettingError("truncation", f"{self.truncation} has no effect with {named_setting('missing_policy')} "
+                                             f"upstream (truncated outputs are dropped)")
 
     def kwargs(self) -> dict:
         """Keyword arguments of ``scoring.score_example`` (strictness excepted)."""

@@ -1,6 +1,6 @@
 """The functions the ONERULER task YAMLs name with ``!function utils.…`` (lm-eval loads this file by path).
 
-Kept thin: rows come from ``builders.lmeval.rows``, scoring from ``builders.lmeval.metric``.
+Kept thin: rows come from ``builders.taskrows`` (shared with the Inspect task), scoring from ``builders.lmeval.metric``.
 """
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from __future__ import annotations
 import logging
 
 from builders.lmeval.metric import SCORING_COLUMN, counted_mean, options_json, score_doc
-from builders.lmeval.options import row_source, scoring_options
-from builders.lmeval.rows import task_rows
+from builders.lmeval.options import scoring_options
+from builders.taskrows.loaded import task_rows
+from builders.taskrows.source import row_source
 
 logger = logging.getLogger("lm_eval.tasks.oneruler")
 

@@ -1,11 +1,12 @@
-"""The rows of one lm-eval task: read from an export (folder or Hub repo) or generated on the fly.
+"""The rows of one evaluation task (lm-eval's, Inspect's): read from an export (folder or Hub repo) or generated on
+the fly.
 
 Generated rows come from ``export/inputs.py:BuildInputs`` (the builder the export uses), so they
 are byte-identical to the exported ones; the sources are found through ``$ONERULER_MIRROR`` and
 ``$ONERULER_CACHE`` as by every command. What is loaded to give the rows is kept in one
-``LoadedRows`` for the life of the process (``LOADED``): lm-eval builds every task of a run in one
-process, so the builders load once, and every task reads a Hub dataset at the same commit even if
-the repository moves on meanwhile.
+``LoadedRows`` for the life of the process (``LOADED``): lm-eval (and Inspect) build every task of a
+run in one process, so the builders load once, and every task reads a Hub dataset at the same commit
+even if the repository moves on meanwhile.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..export.inputs import BuildInputs
 from ..spec.configs import parse_config_name
 from ..spec.schema import features_of
 from ..spec.tasks import get_task
-from .options import RowSource
+from .source import RowSource
 
 # What a task reads from each row (the rest is carried along into lm-eval's logged samples).
 TASK_COLUMNS = ("id", "config", "task", "instruction_language", "input", "answers", "needles", "reserve")
@@ -55,7 +56,7 @@ class LoadedRows:
         return self._configs[dataset]
 
 
-# lm-eval calls this module's functions without an object of ours to keep things in: the process owns them.
+# lm-eval calls the task functions without an object of ours to keep things in: the process owns them.
 LOADED = LoadedRows()
 
 
