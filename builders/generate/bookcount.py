@@ -13,10 +13,29 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from enum import Enum
 from itertools import accumulate
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, Union
 
 from .counting import TokenCounter, Piece, Tally
+
+
+@dataclass(frozen=True)
+class UnitRun:
+    """Book units ``start`` .. ``end`` - 1 of a context (absolute, cycling; empty when ``end <= start``)."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class NeedleAt:
+    """Needle ``needle`` of a context, in its place."""
+
+    needle: int
+
+
+ContextPart = Union[UnitRun, NeedleAt]
 
 
 @dataclass(frozen=True)
@@ -27,14 +46,22 @@ class ContextLayout:
     units: int
     points: tuple[int, ...]
 
-    def parts(self) -> Iterator[tuple[str, int, int]]:
-        """("run", a, b) for units a..b-1 and ("needle", j, j) in text order; runs may be empty."""
+    def parts(self) -> Iterator[ContextPart]:
+        """The runs of units and the needles in text order; runs may be empty."""
         last = 0
         for j, point in enumerate(self.points):
-            yield "run", last, point
-            yield "needle", j, j
+            yield UnitRun(last, point)
+            yield NeedleAt(j)
             last = point
-        yield "run", last, self.units
+        yield UnitRun(last, self.units)
+
+
+class Cut(Enum):
+    """Where a cut of the book's units lies: at the join before a unit, or at a unit's first or last inner cut."""
+
+    JOIN = "join"
+    FIRST = "first"
+    LAST = "last"
 
 
 class BookCounter:
@@ -62,17 +89,17 @@ class BookCounter:
 
     def _index_cuts(self, pieces: list[Piece]) -> None:
         cuts: list[int] = []
-        tags: list[tuple[int, str]] = []
+        tags: list[tuple[int, Cut]] = []
         for i, piece in enumerate(pieces):
             if self.counter.is_cut(pieces[i - 1].text[-1], piece.text[0]):
                 cuts.append(self.pos[i])
-                tags.append((i, "join"))
+                tags.append((i, Cut.JOIN))
             if piece.first is not None:
                 cuts.append(self.pos[i] + piece.first)
-                tags.append((i, "first"))
+                tags.append((i, Cut.FIRST))
                 if piece.last != piece.first:
                     cuts.append(self.pos[i] + piece.last)
-                    tags.append((i, "last"))
+                    tags.append((i, Cut.LAST))
         self.cuts, self.m = cuts, len(cuts)
         if not self.m:
             return
@@ -91,18 +118,18 @@ class BookCounter:
         self._fill(trails, [(self._cut_at(self.last_before[i]), self.pos[i + 1]) for i in range(self.n)])
         self.leads, self.trails = leads, trails
 
-    def _known(self, tag: tuple[int, str], nxt: tuple[int, str]) -> int | None:
+    def _known(self, tag: tuple[int, Cut], nxt: tuple[int, Cut]) -> int | None:
         """Tokens between two consecutive cuts when the pieces' counts give them (else None)."""
-        (i, kind), (j, kind2) = tag, nxt
+        (i, cut), (j, next_cut) = tag, nxt
         piece = self.units[i]
-        if kind == "first" and j == i and kind2 == "last":
+        if cut is Cut.FIRST and j == i and next_cut is Cut.LAST:
             return piece.count - piece.lead - piece.trail
-        if kind == "join" and j == i and kind2 == "first":
+        if cut is Cut.JOIN and j == i and next_cut is Cut.FIRST:
             return piece.lead
         nxt_unit = j == (i + 1) % self.n
-        if kind in ("first", "last") and kind2 == "join" and nxt_unit:  # "first" here: first == last
+        if cut in (Cut.FIRST, Cut.LAST) and next_cut is Cut.JOIN and nxt_unit:  # FIRST here: first == last
             return piece.trail
-        if kind == "join" and kind2 == "join" and nxt_unit:
+        if cut is Cut.JOIN and next_cut is Cut.JOIN and nxt_unit:
             return piece.count
         return None
 
@@ -143,7 +170,7 @@ class BookCounter:
             c2 = ((b - 1) // self.n) * self.m + self.last_before[(b - 1) % self.n]
             if c1 <= c2:  # a cut inside the run: its middle is known, its two ends are windows
                 tally.add_text(self._text(start, self._cut_at(c1)), self.leads[a % self.n], close=True)
-                tally.total += self._abs(self.gain, c2, self.m) - self._abs(self.gain, c1, self.m)
+                tally.add_tokens(self._abs(self.gain, c2, self.m) - self._abs(self.gain, c1, self.m))
                 tally.add_text(self._text(self._cut_at(c2), end), self.trails[(b - 1) % self.n])
                 return
         tally.add_text(self._text(start, end), None)
@@ -178,14 +205,15 @@ class BookCounter:
         tally = self.counter.tally()
         tally.add(head)
         at_start = True  # the context's first part has no joiner
-        for kind, a, b in layout.parts():
-            if kind == "needle":
-                tally.add(needles[a][0] if at_start else needles[a][1])
-            elif b > a and at_start:
+        for part in layout.parts():
+            if isinstance(part, NeedleAt):
+                tally.add(needles[part.needle][0] if at_start else needles[part.needle][1])
+                at_start = False
+            elif part.end > part.start and at_start:
                 tally.add(self.first_piece)
-                self.add_run(tally, a + 1, b)
+                self.add_run(tally, part.start + 1, part.end)
+                at_start = False
             else:
-                self.add_run(tally, a, b)
-            at_start = at_start and not (kind == "needle" or b > a)
+                self.add_run(tally, part.start, part.end)
         tally.add(tail)
         return tally.result()

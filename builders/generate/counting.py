@@ -214,32 +214,42 @@ class TokenCounter:
 
 
 class Tally:
-    """Sums segments between guaranteed cuts; joins that are not cuts are re-tokenised in a window."""
+    """Sums segments between guaranteed cuts; joins that are not cuts are re-tokenised in a window.
+
+    Written only through its methods: ``add`` (a piece), ``add_text`` (text without a cut inside), ``add_tokens``
+    (a count already known between two cuts); ``result`` closes it.
+    """
 
     def __init__(self, counter: TokenCounter):
-        self.counter = counter
-        self.total = 0
-        self.pending: list[tuple[str, int | None]] = []  # the open window: texts since the last cut
-        self.last_char = ""
+        self._counter = counter
+        self._total = 0
+        self._pending: list[tuple[str, int | None]] = []  # the open window: texts since the last cut
+        self._last_char = ""
 
-    def flush(self) -> None:
+    def _flush(self) -> None:
         """Close the window at a cut."""
-        if len(self.pending) == 1 and self.pending[0][1] is not None:
-            self.total += self.pending[0][1]
-        elif self.pending:
-            self.total += self.counter.count("".join(text for text, _ in self.pending))
-        self.pending = []
+        if len(self._pending) == 1 and self._pending[0][1] is not None:
+            self._total += self._pending[0][1]
+        elif self._pending:
+            self._total += self._counter.count("".join(text for text, _ in self._pending))
+        self._pending = []
 
     def add_text(self, text: str, tokens: int | None, close: bool = False) -> None:
         """Append text without a cut inside (its own tokens, None: unknown); ``close``: a cut follows it."""
         if not text:
             return
-        if self.last_char and self.counter.is_cut(self.last_char, text[0]):
-            self.flush()
-        self.pending.append((text, tokens))
+        if self._last_char and self._counter.is_cut(self._last_char, text[0]):
+            self._flush()
+        self._pending.append((text, tokens))
         if close:
-            self.flush()
-        self.last_char = text[-1]
+            self._flush()
+        self._last_char = text[-1]
+
+    def add_tokens(self, tokens: int) -> None:
+        """Add the tokens of text lying wholly between two cuts, the first closing what was added so far (a run of
+        book units counted by their prefix sums, ``bookcount.py``); the text added next starts at the second cut."""
+        self._flush()
+        self._total += tokens
 
     def add(self, piece: Piece) -> None:
         """Append a piece (its text follows the text added so far)."""
@@ -247,11 +257,11 @@ class Tally:
             self.add_text(piece.text, piece.count)
             return
         self.add_text(piece.text[:piece.first], piece.lead, close=True)  # first >= 1: a non-empty head
-        self.total += piece.count - piece.lead - piece.trail
-        self.pending = [(piece.text[piece.last:], piece.trail)]
-        self.last_char = piece.text[-1]
+        self._total += piece.count - piece.lead - piece.trail
+        self._pending = [(piece.text[piece.last:], piece.trail)]
+        self._last_char = piece.text[-1]
 
     def result(self) -> int:
         """The exact count of everything added."""
-        self.flush()
-        return self.total
+        self._flush()
+        return self._total

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
 
@@ -105,69 +105,91 @@ def prepare_book(sentences: list[str], safe: list[bool], language: str, joiner: 
     return PreparedBook(language, sentences, costs, prefix, safe, joined / prefix[-1]), exact
 
 
+@dataclass
+class _LanguageMaterial:
+    """What one language has prepared for one tokenizer, each part made on first use."""
+
+    book: PreparedBook | None = None
+    book_counter: BookCounter | None = None
+    pool: PreparedPool | None = None
+    list_correction: int | None = None
+    list_corrected: bool = False  # list_correction computed (None is a valid result: no correction by construction)
+
+
+@dataclass
+class _TokenizerMaterial:
+    """What one tokenizer has prepared: its exact counter, the list markers' costs, and each language's material."""
+
+    counter: TokenCounter
+    numbering: list[int] = field(default_factory=lambda: [0])  # numbering[m]: tokens of `` 1.`` … `` m.``
+    languages: dict[str, _LanguageMaterial] = field(default_factory=dict)
+
+    def language(self, code: str) -> _LanguageMaterial:
+        """The material of a language (an empty record on first use)."""
+        return self.languages.setdefault(code, _LanguageMaterial())
+
+
 class PreparedCache:
     """Pre-tokenised books, word pools and list-marker costs per (language, tokenizer).
 
     One per generator: every example of a (language, tokenizer) shares them, so they are computed
-    once per process. Keys use the tokenizer's identity, never object ids.
+    once per process. Keys use the tokenizer's identity, never object ids. A language's segmentation
+    (sentences and safe boundaries) is shared by every tokenizer.
     """
 
     def __init__(self, sources: Sources, full_count: bool = False):
         self.sources = sources
         self.full_count = full_count
-        self.books: dict[tuple[str, str], PreparedBook] = {}
-        self.book_counters: dict[tuple[str, str], BookCounter] = {}
-        self.pools: dict[tuple[str, str], PreparedPool] = {}
-        self.numbering: dict[str, list[int]] = {}
-        self.counters: dict[str, TokenCounter] = {}
-        self.list_corrections: dict[tuple[str, str], int | None] = {}
-        # sentences and their safe boundaries, once per language: shared by every tokenizer
-        self.segmented: dict[str, tuple[list[str], list[bool]]] = {}
+        self._tokenizers: dict[str, _TokenizerMaterial] = {}
+        self._segments: dict[str, tuple[list[str], list[bool]]] = {}
+
+    def _material(self, tokenizer: Tokenizer) -> _TokenizerMaterial:
+        if tokenizer.identity not in self._tokenizers:
+            self._tokenizers[tokenizer.identity] = _TokenizerMaterial(TokenCounter(tokenizer, self.full_count))
+        return self._tokenizers[tokenizer.identity]
 
     def counter(self, tokenizer: Tokenizer) -> TokenCounter:
         """The exact counter of a tokenizer (full counts only with ``full_count``)."""
-        if tokenizer.identity not in self.counters:
-            self.counters[tokenizer.identity] = TokenCounter(tokenizer, self.full_count)
-        return self.counters[tokenizer.identity]
+        return self._material(tokenizer).counter
 
     def book(self, language: str, tokenizer: Tokenizer) -> PreparedBook:
         """A language's book segmented and pre-tokenised (once per tokenizer)."""
-        key = (language, tokenizer.identity)
-        if key not in self.books:
+        material = self._material(tokenizer).language(language)
+        if material.book is None:
             sentences, safe = self.segments(language)
-            self.books[key], self.book_counters[key] = prepare_book(
+            material.book, material.book_counter = prepare_book(
                 sentences, safe, language, get_language(language).joiner, tokenizer, self.counter(tokenizer))
-        return self.books[key]
+        return material.book
 
     def segments(self, language: str) -> tuple[list[str], list[bool]]:
         """A language's haystack sentences and, for each boundary (before the first sentence to after the
         last), whether it lies outside every quotation; once per language, for every tokenizer."""
-        if language not in self.segmented:
+        if language not in self._segments:
             sentences = split_sentences(language, self.sources.book_text(language))
-            self.segmented[language] = sentences, safe_boundaries(language, sentences, get_language(language).joiner)
-        return self.segmented[language]
+            self._segments[language] = sentences, safe_boundaries(language, sentences, get_language(language).joiner)
+        return self._segments[language]
 
     def book_counter(self, language: str, tokenizer: Tokenizer) -> BookCounter:
         """Exact counting of prompts over a language's book (``exact`` False: tokenise instead)."""
         self.book(language, tokenizer)
-        return self.book_counters[(language, tokenizer.identity)]
+        return self._material(tokenizer).language(language).book_counter
 
     def pool(self, language: str, tokenizer: Tokenizer) -> PreparedPool:
         """A language's CWE pool with each word's cost as a list item (`` word``)."""
-        key = (language, tokenizer.identity)
-        if key not in self.pools:
+        material = self._material(tokenizer).language(language)
+        if material.pool is None:
             words = self.sources.word_pool(language).words
-            self.pools[key] = PreparedPool(language, words, tokenizer.count_batch([" " + w for w in words]))
-        return self.pools[key]
+            material.pool = PreparedPool(language, words, tokenizer.count_batch([" " + w for w in words]))
+        return material.pool
 
     def numbering_prefix(self, tokenizer: Tokenizer, n: int) -> list[int]:
         """prefix[m] = estimated tokens of the list markers `` 1.`` … `` m.`` (grown on demand)."""
-        prefix = self.numbering.get(tokenizer.identity, [0])
+        material = self._material(tokenizer)
+        prefix = material.numbering
         if len(prefix) <= n:
             start = len(prefix)
             costs = tokenizer.count_batch([f" {i}." for i in range(start, max(n, 2 * start) + 1)])
-            prefix = prefix + list(accumulate(costs, initial=prefix[-1]))[1:]
-            self.numbering[tokenizer.identity] = prefix
+            material.numbering = prefix = prefix + list(accumulate(costs, initial=prefix[-1]))[1:]
         return prefix
 
     def list_correction(self, language: str, tokenizer: Tokenizer, head: str, tail: str) -> int | None:
@@ -177,12 +199,13 @@ class PreparedCache:
         when each pool word is cut before a space and before the tail, so the pieces' own costs add
         up (the estimate) and only the join head | ``1.`` needs a window.
         """
-        key = (language, tokenizer.identity)
-        if key not in self.list_corrections:
+        material = self._material(tokenizer).language(language)
+        if not material.list_corrected:
             counter, words = self.counter(tokenizer), self.pool(language, tokenizer).words
             ok = counter.exact and counter.is_cut(".", " ") and all(
                 w and counter.is_cut(w[-1], " ") and (not tail or counter.is_cut(w[-1], tail[0])) for w in words)
             pieces = counter.pieces([head, "1."]) if ok else None
-            self.list_corrections[key] = (None if pieces is None else
-                                          counter.total(pieces) - pieces[0].count - counter.count(" 1."))
-        return self.list_corrections[key]
+            material.list_correction = (None if pieces is None else
+                                        counter.total(pieces) - pieces[0].count - counter.count(" 1."))
+            material.list_corrected = True
+        return material.list_correction
