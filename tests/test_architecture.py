@@ -205,7 +205,7 @@ def test_test_modules_have_unique_names():
 
 
 def module_name(path: Path) -> str:
-    """``builders.run.server.pool`` for ``builders/run/server/pool.py`` (a package's ``__init__``: the package)."""
+    """``builders.run.server.balancer`` for ``builders/run/server/balancer.py`` (a package's ``__init__``: the package)."""
     parts = ("builders",) + path.relative_to(PACKAGE).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 

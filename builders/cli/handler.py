@@ -30,7 +30,7 @@ OUT_OF_MEMORY = ("out of memory; use shorter lengths, fewer --samples or a small
 SETTING_FLAGS: dict[str, str] = {
     "tokenizers": "--tokenizer",  # oneruler build, verify, show
     "truncation": "--truncated",  # oneruler score (report/score/options.py)
-    # oneruler run (run/settings.py, run/options.py, run/settings_build.py), ingest (run/batch/api.py)
+    # oneruler run (run/settings.py, run/request_settings.py, run/settings_build.py), ingest (run/batch/api.py)
     "base_urls": "--base-url", "base_urls_file": "--base-urls", "batch": "--batch-requests",
     "max_requests": "--batch-max-requests", "max_bytes": "--batch-max-bytes", "timeout_s": "--timeout",
     "base_s": "--retry-wait", "wait_s": "--wait", "max_wait_s": "--max-retry-wait", "load_timeout_s": "--load-timeout",

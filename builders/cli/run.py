@@ -4,7 +4,7 @@ Exit codes: 0 the run finished (failed rows within ``--max-failed``); 1 more row
 ``--max-failed`` allows (the run stopped; rerun to resume, ``--retry-failed`` to resend failures);
 2 bad input, an unreachable server (every server, when several are given), or prompts that do not
 fit the window (nothing sent). The API key is read from ``OPENAI_API_KEY`` only and never printed or
-written. Options left unset keep the defaults of ``run/settings.py`` and ``run/options.py``.
+written. Options left unset keep the defaults of ``run/settings.py`` and ``run/request_settings.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from ..run.options import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS, RetryPolicy
+from ..run.request_settings import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS, RetryPolicy
 from ..spec.presets import PRESETS
 from ..run.settings import DEFAULT_CONCURRENCY, LOAD_TIMEOUT_S, ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, fail

@@ -264,7 +264,7 @@ class _LockedBuild:
 
     def _write(self, plan: BuildPlan, manifest: Manifest, summary: BuildSummary) -> None:
         """Build the plan's configs, staging each as it finishes, then commit them all."""
-        from .pool import Job, run_jobs
+        from .workers import Job, run_jobs
 
         staged = dict(plan.recovered)
         bars = ConfigProgress(len(plan.todo), self.request.samples, enabled=self.request.progress)

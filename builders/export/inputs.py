@@ -167,7 +167,7 @@ class BuildInputs:
         """Per language: the book's source path, sha256, measured tokens of the cleaned text (cl100k,
         o200k) and of the released file (cl100k), haystack boundary safety, and CWE pool facts."""
         cl100k, o200k = self.tokenizers.get("cl100k"), self.tokenizers.get("o200k")
-        entries = [e for e in load_manifest() if e.kind == "book"]
+        entries = [e for e in load_manifest() if e.role == "book"]
         prepared = self.generator.prepared
         out = {}
         for entry in entries:

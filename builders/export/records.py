@@ -29,7 +29,7 @@ class TokenizerRecord:
     """The tokenizer a config was built with: enough to load it again and to know it is the same one."""
 
     alias: str
-    kind: str
+    library: str  # tiktoken or huggingface, recorded under "kind"
     location: str  # recorded under "spec" (the --tokenizer ALIAS=SPEC of the build)
     identity: str
     fingerprint: str
@@ -42,7 +42,7 @@ class TokenizerRecord:
 
     def to_json(self) -> dict:
         """The manifest's tokenizer object."""
-        return {"alias": self.alias, "kind": self.kind, "spec": self.location, "identity": self.identity,
+        return {"alias": self.alias, "kind": self.library, "spec": self.location, "identity": self.identity,
                 "fingerprint": self.fingerprint}
 
     def same_tokenizer(self, other: TokenizerRecord) -> bool:

@@ -29,7 +29,7 @@ from .eval_yaml import eval_yaml_problem
 from .layout import README_NAME
 from .manifest import check_shards, describe_values, export_values, read_manifest
 from .records import ConfigEntry, Manifest
-from .pool import Job, run_jobs
+from .workers import Job, run_jobs
 from .shard import ShardInfo
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Run build jobs (one config's shard each) in this process or in a pool of spawned workers.
+"""Run build jobs (one config's shard each) in this process or in spawned worker processes.
 
 The bytes written never depend on the number of processes. Workers load sources and tokenizers
 once, report per-example progress through a queue, and exit on their own when the parent dies
@@ -128,8 +128,8 @@ def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: InputsRecipe
     thread.start()
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(recipe, q, os.getpid())) as pool:
-            pending = {pool.submit(_worker_build, job, str(out)): job for job in jobs}
+                                 initargs=(recipe, q, os.getpid())) as executor:
+            pending = {executor.submit(_worker_build, job, str(out)): job for job in jobs}
             try:
                 while pending:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -29,7 +29,7 @@ _HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$")
 class Tokenizer:
     """Base class: subclasses implement ``identity``, ``encode_batch`` and ``_fingerprint``."""
 
-    kind = "abstract"
+    library = "abstract"  # which library tokenises (the manifest's "kind")
 
     def __init__(self, alias: str, location: str):
         self.alias = alias
@@ -65,8 +65,8 @@ class Tokenizer:
         raise NotImplementedError
 
     def describe(self) -> dict:
-        """What a manifest records to rebuild with the same tokenizer."""
-        return {"alias": self.alias, "kind": self.kind, "location": self.location, "identity": self.identity,
+        """What a manifest records to rebuild with the same tokenizer (the fields of ``export/records.py:TokenizerRecord``)."""
+        return {"alias": self.alias, "library": self.library, "location": self.location, "identity": self.identity,
                 "fingerprint": self.fingerprint}
 
     def __repr__(self) -> str:
@@ -76,7 +76,7 @@ class Tokenizer:
 class TiktokenTokenizer(Tokenizer):
     """A tiktoken encoding (``encode_ordinary``: special-token text is plain text)."""
 
-    kind = "tiktoken"
+    library = "tiktoken"
 
     def __init__(self, alias: str, location: str):
         super().__init__(alias, location)
@@ -126,7 +126,7 @@ class TiktokenTokenizer(Tokenizer):
 class HFTokenizer(Tokenizer):
     """A Hugging Face ``tokenizers`` tokenizer from a local folder/file or a hub id."""
 
-    kind = "huggingface"
+    library = "huggingface"
 
     def __init__(self, alias: str, location: str):
         super().__init__(alias, location)

@@ -21,17 +21,17 @@ def _status(exc: Exception) -> int | None:
     return getattr(response, "status_code", None)
 
 
-def hub_error(exc: Exception, repo: str, kind: str, writing: bool = False) -> OneRulerError:
-    """One line for a failed Hub call on ``repo`` (a ``kind``: model, dataset)."""
+def hub_error(exc: Exception, repo: str, repo_type: str, writing: bool = False) -> OneRulerError:
+    """One line for a failed Hub call on ``repo`` (its ``repo_type``: model, dataset)."""
     from huggingface_hub.errors import RepositoryNotFoundError
 
     if isinstance(exc, RepositoryNotFoundError):
-        return OneRulerError(f"{kind} repo {repo} does not exist on the Hub (or the token cannot see it): "
-                             f"check the name{', or create it first' if kind == 'model' else ''}")
+        return OneRulerError(f"{repo_type} repo {repo} does not exist on the Hub (or the token cannot see it): "
+                             f"check the name{', or create it first' if repo_type == 'model' else ''}")
     if writing and _status(exc) in (401, 403):
-        return OneRulerError(f"no write access to {kind} repo {repo} with this token: use a token with write access "
-                             f"to it" + (", or drop --no-pr to open a pull request instead" if kind == "model" else ""))
-    return OneRulerError(f"{kind} repo {repo}: {one_line(exc)}")
+        return OneRulerError(f"no write access to {repo_type} repo {repo} with this token: use a token with write access "
+                             f"to it" + (", or drop --no-pr to open a pull request instead" if repo_type == "model" else ""))
+    return OneRulerError(f"{repo_type} repo {repo}: {one_line(exc)}")
 
 
 def check_model_repo(model: str, write: bool) -> None:

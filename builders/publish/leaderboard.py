@@ -43,7 +43,7 @@ class Standing:
     scores: dict[str, Score] = field(default_factory=dict)
 
     @property
-    def kind(self) -> str:
+    def where(self) -> str:
         """``hub`` or ``local``."""
         return "hub" if self.origin.startswith("hub") else "local"
 

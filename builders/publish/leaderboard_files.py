@@ -62,7 +62,7 @@ def figure_png(board: Board) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    models = [f"{s.model} ({s.kind})" for s in board.standings]
+    models = [f"{s.model} ({s.where})" for s in board.standings]
     fig = Figure(figsize=(2.2 + 2.6 * max(len(board.tasks), 1), 1.2 + 0.35 * max(len(models), 1)))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, max(len(board.tasks), 1), sharey=True, squeeze=False)[0]

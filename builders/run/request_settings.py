@@ -1,4 +1,4 @@
-"""How each request is made: typed sampling options, the paper's presets (Appendix B.1), run limits.
+"""How each request is made, as typed settings: sampling (the paper's presets applied, Appendix B.1), retries, run limits.
 
 Paper defaults (SPEC §8): greedy decoding (temperature 0) and at most the row's ``reserve`` new
 tokens (30 NIAH, 50 CWE: upstream's budget constants). The presets (``spec/presets.py``) reproduce the two reasoning
@@ -21,8 +21,9 @@ REASONING_EFFORTS = ("low", "medium", "high")
 
 
 @dataclass(frozen=True)
-class SamplingOptions:
-    """Every generation parameter sent with a request (None: not sent, the server's default)."""
+class SamplingSettings:
+    """Every generation parameter sent with a request (None: not sent, the server's default). In ``run/`` a typed record
+    of what a run does is a *setting* (this, ``settings.py``); the command line's raw values are its *options*."""
 
     temperature: float | None = 0.0
     top_p: float | None = None
@@ -70,12 +71,12 @@ class SamplingOptions:
         return data
 
 
-def sampling_options(preset: str | None = None, **given: Any) -> SamplingOptions:
+def sampling_settings(preset: str | None = None, **given: Any) -> SamplingSettings:
     """The paper's defaults, then the preset's values, then every option given explicitly (not None)."""
     values = preset_values(preset, given)
     if "stop" in values:
         values["stop"] = tuple(values["stop"])
-    return replace(SamplingOptions(), **values)
+    return replace(SamplingSettings(), **values)
 
 
 def parse_extra_body(text: str | None) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 Order of work: the selection (``rows.selection.Selection``: ids and sizes only) → what earlier runs
 finished (``files.store``) → the settings check (a resumed file must keep model, API, sampling,
-dataset and shard: ``files.meta.check_resumable``) → the opening (``session.opened``: the pool and
+dataset and shard: ``files.meta.check_resumable``) → the opening (``session.opened``: the balancer and
 the preflight on the rows still to send, prompts read config by config, only counts kept) →
 ``dry_run`` stops here → skipped rows recorded → the rows sent (``send.Sender``), ``concurrency`` at
-a time over the servers of the pool, prompts read config by config as they are needed, each line
+a time over the servers of the balancer, prompts read config by config as they are needed, each line
 flushed as it finishes → the file rewritten in id order line by line, the meta completed.
 ``batch`` writes the requests to files instead (``batch/write.py``).
 """
@@ -22,11 +22,11 @@ from .batch.write import write_batch
 from .files.lines import skipped_line
 from .files.meta import check_resumable, meta_path, now, read_meta, write_meta
 from .files.store import PredictionStore
-from .options import failure_limit
+from .request_settings import failure_limit
 from .plan import plan_lines
 from .rows.selection import RowRef, Selection, longest_first
 from .send import Sender
-from .server.pool import ServerPool
+from .server.balancer import ServerBalancer
 from .server.preflight import Preflight
 from .session import RunResult, load_selection, opened, session_record, settings_meta
 from .settings import DEFAULT_CONCURRENCY, RunSettings
@@ -95,8 +95,8 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
     result = RunResult(rows=len(selection.rows), already=len(selection.rows) - len(todo))
     result.failure_limit = failure_limit(s.max_failed, len(todo))
     async with opened(s, api_key, selection, todo, log) as opening:
-        pool, pre = opening.pool, opening.pre
-        assert pool is not None  # RunSettings requires a server unless it writes batch files
+        balancer, pre = opening.balancer, opening.pre
+        assert balancer is not None  # RunSettings requires a server unless it writes batch files
         result.preflight = pre
         over = opening.fitting(s.skip_overlong)
         result.concurrency = choose_concurrency(s, pre)
@@ -112,10 +112,10 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
                 store.append(skipped_line(ref.id, pre.counts[ref.id], pre.skip_reason(ref.id)))
                 result.skipped += 1
         try:
-            await Sender(pool, store, selection, s, result, pre, log).send(
+            await Sender(balancer, store, selection, s, result, pre, log).send(
                 send_order([r for r in todo if r.id not in over], s.order), result.concurrency)
         finally:
-            write_meta(s.out, _finish(store, doc, session, result, pool, len(todo)))
+            write_meta(s.out, _finish(store, doc, session, result, balancer, len(todo)))
     if result.no_server and result.sent:
         raise NoServerAfterSending(f"{result.no_server}; {s.out} keeps the {result.sent} row(s) that finished: restart "
                                    f"a server and rerun the same command to resume")
@@ -127,13 +127,13 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
 
 
 def pool_slots(s: RunSettings, pre: Preflight) -> int | None:
-    """Requests the pool works on at once: the server's parallel slots times its servers (None: not said)."""
+    """Requests the balancer works on at once: the server's parallel slots times its servers (None: not said)."""
     slots = pre.server.slots if pre.server is not None else None
     return slots * len(s.server.base_urls) if slots else None
 
 
 def choose_concurrency(s: RunSettings, pre: Preflight) -> int:
-    """``concurrency``, else the pool's parallel slots, else the default."""
+    """``concurrency``, else the balancer's parallel slots, else the default."""
     if s.concurrency is not None:
         return s.concurrency
     return pool_slots(s, pre) or DEFAULT_CONCURRENCY
@@ -153,10 +153,10 @@ def announce(pre: Preflight, s: RunSettings, concurrency: int, skipped: int, log
         log(f"warning: {warning}")
 
 
-def _finish(store: PredictionStore, doc: RunMeta, session: SessionRecord, result: RunResult, pool: ServerPool,
+def _finish(store: PredictionStore, doc: RunMeta, session: SessionRecord, result: RunResult, balancer: ServerBalancer,
             todo: int) -> RunMeta:
     """The meta of a run that ended (finished, stopped or interrupted): the session completed, the lines counted."""
-    result.servers = [srv.record() for srv in pool.servers]
+    result.servers = [srv.record() for srv in balancer.servers]
     session = session.with_(ended_at=now(), sent=result.sent, ok=result.ok, failed=result.failed,
                             skipped=result.skipped, stopped=result.stopped, servers=tuple(result.servers))
     if result.notes:  # what the answers lacked (a finish reason) or held besides text, counted

@@ -1,4 +1,4 @@
-"""Sending the rows: ``concurrency`` requests in flight over the servers of the pool, each answer
+"""Sending the rows: ``concurrency`` requests in flight over the servers of the balancer, each answer
 checked by the truncation guard, written as it comes, and a progress line every 10 s.
 
 Prompts are read config by config as workers need them: memory holds one config's prompts, the
@@ -18,7 +18,7 @@ from .progress import RunProgress
 from .rows.selection import RowRef, RunRow, Selection, async_batches
 from .server.client import Completion
 from .server.guard import CutPrompts, TruncationGuard
-from .server.pool import NoServerLeft, ServerPool
+from .server.balancer import NoServerLeft, ServerBalancer
 from .server.preflight import Preflight
 from .session import Noted, RunResult
 from .settings import RunSettings
@@ -27,18 +27,18 @@ from .settings import RunSettings
 def truncation_error(guard: TruncationGuard, pre: Preflight, url: str) -> CutPrompts:
     """The one error line of a run stopped by cut prompts: how many, the first, what was seen, the cause and the fix."""
     server = pre.server
-    kind = server.kind if server is not None else "the server"
+    software = server.software if server is not None else "the server"
     source = server.window_source if server is not None and guard.window == server.window else pre.window.source
     sent, read = guard.first or (0, 0)
     first = f"first: {guard.cut[0]}, sent {sent} prompt tokens, the server read {read}"
     if guard.window_cause:
         size = f"{guard.window}-token window ({source})" if guard.window else "window (unknown)"
-        said = (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {kind} at {url} cut them "
+        said = (f"{len(guard.cut)} row(s) came back with fewer prompt tokens than were sent: {software} at {url} cut them "
                 f"to its {size} instead of refusing them ({first}). The run stopped; those rows are recorded as failed "
                 f"and not scored. To fix: {pre.fix}")
         return CutPrompts(f"{said}; then rerun with {named_setting('retry_failed')}")
     window = f"its {guard.window}-token window ({source}) is not the cause" if guard.window else "its window is unknown"
-    said = (f"{len(guard.cut)} row(s) came back with far fewer prompt tokens than were sent ({first}) from {kind} at "
+    said = (f"{len(guard.cut)} row(s) came back with far fewer prompt tokens than were sent ({first}) from {software} at "
             f"{url}; {window}, so a larger window would not help: something between the run and the model read a "
             f"shorter prompt (a proxy that rewrites requests, a chat template that drops the message, another model "
             f"served under this name). The run stopped; those rows are recorded as failed and not scored")
@@ -61,9 +61,9 @@ async def first_failure(tasks: list[asyncio.Task]) -> None:
 class Sender:
     """Sends rows and counts what came back into the run's result."""
 
-    def __init__(self, pool: ServerPool, store: PredictionStore, selection: Selection, s: RunSettings,
+    def __init__(self, balancer: ServerBalancer, store: PredictionStore, selection: Selection, s: RunSettings,
                  result: RunResult, pre: Preflight, log: Callable[[str], None]):
-        self.pool, self.store, self.selection, self.s, self.result, self.log = pool, store, selection, s, result, log
+        self.balancer, self.store, self.selection, self.s, self.result, self.log = balancer, store, selection, s, result, log
         self.pre = pre
         server = pre.server
         window = server.window if server is not None and server.truncates and server.window else pre.window.size
@@ -72,7 +72,7 @@ class Sender:
 
     async def send(self, refs: list[RowRef], concurrency: int) -> None:
         """Send ``refs`` with at most ``concurrency`` in flight; stop taking new ones once the run must stop."""
-        bar = RunProgress(len(refs), "rows", self.s.progress, extra=self.pool.throughput)
+        bar = RunProgress(len(refs), "rows", self.s.progress, extra=self.balancer.throughput)
         batches = async_batches(self.selection.prompts(refs))
         waiting: list[RunRow] = []
         take = asyncio.Lock()
@@ -105,7 +105,7 @@ class Sender:
         """Send one row, check its answer, write its line and count it."""
         kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api)
         try:
-            done, server = await self.pool.complete(row.input, kwargs)
+            done, server = await self.balancer.complete(row.input, kwargs)
         except NoServerLeft as exc:
             self.result.no_server, self.result.stopped = str(exc), True
             return
@@ -113,7 +113,7 @@ class Sender:
             done = self.checked(row, done, server.url)
         if not done.error:
             self.tally(row, done, server.url)
-        self.pool.record(server, done)
+        self.balancer.record(server, done)
         self.store.append(answered_line(row.id, done))
         self.count(row, done, bar)
 

@@ -1,7 +1,7 @@
 """What every ``oneruler run`` shares, live or writing batch requests: the rows, the opening, the meta, the result.
 
-The opening (``opened``): one client per base URL in a pool, the preflight on the rows still to
-send (window, prompt counts), the pool closed at the end; ``fitting`` refuses rows over the window
+The opening (``opened``): one client per base URL in a balancer, the preflight on the rows still to
+send (window, prompt counts), the balancer closed at the end; ``fitting`` refuses rows over the window
 unless ``skip_overlong``. The meta (``spec.run_meta``): ``settings_meta`` is what a resumed run must
 match, ``session_record`` this invocation's entry in ``runs``. ``RunResult`` is what the command
 line prints.
@@ -20,7 +20,7 @@ from .files.meta import now
 from .plan import PlanLine
 from .rows.selection import RowRef, Selection, resolve_source
 from .server.client import ServerClient
-from .server.pool import ServerPool
+from .server.balancer import ServerBalancer
 from .server.preflight import Preflight, preflight
 from .server.secrets import public_url
 from .settings import DEFAULT_CONCURRENCY, RunSettings
@@ -87,7 +87,7 @@ def session_record(s: RunSettings, rows: int, to_send: int, pre: Preflight, conc
     """The entry of this invocation in the meta's ``runs`` list (completed when it ends)."""
     server = pre.server
     return SessionRecord.of(
-        started_at=now(), ended_at=None, rows=rows, to_send=to_send, server_kind=server.kind if server else None,
+        started_at=now(), ended_at=None, rows=rows, to_send=to_send, server_kind=server.software if server else None,
         slots=server.slots if server else None, window=pre.window.size, window_source=pre.window.source,
         prompt_limit=pre.window.prompt_limit, prompt_count=pre.method, prompt_count_exact=pre.exact,
         warnings=tuple(pre.warnings), concurrency=concurrency, max_retries=s.server.retry.attempts - 1,
@@ -106,20 +106,20 @@ def load_selection(s: RunSettings) -> tuple[Selection, DatasetRecord]:
                                        manifest_sha256=identity.manifest_sha256)
 
 
-def make_pool(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> ServerPool | None:
+def make_pool(s: RunSettings, api_key: str | None, log: Callable[[str], None]) -> ServerBalancer | None:
     """One client per base URL (None: no server, batch request files only)."""
     if not s.server.base_urls:
         return None
     clients = [ServerClient(url, s.server.model, s.server.api, api_key, s.server.retry, s.server.stream, say=log,
                             load_timeout_s=s.server.load_timeout_s) for url in s.server.base_urls]
-    return ServerPool(clients, lambda message: log(f"warning: {message}"))
+    return ServerBalancer(clients, lambda message: log(f"warning: {message}"))
 
 
 @dataclass
 class Opening:
-    """A run opened: its pool of servers (None: batch requests without a server) and what the preflight found."""
+    """A run opened: its balancer of servers (None: batch requests without a server) and what the preflight found."""
 
-    pool: ServerPool | None
+    balancer: ServerBalancer | None
     pre: Preflight
 
     def fitting(self, skip_overlong: bool) -> set[str]:
@@ -133,14 +133,14 @@ class Opening:
 @asynccontextmanager
 async def opened(s: RunSettings, api_key: str | None, selection: Selection, todo: list[RowRef],
                  log: Callable[[str], None], offline_ok: bool = False) -> AsyncIterator[Opening]:
-    """The pool and the preflight of the rows still to send (``offline_ok``: a dry run goes on without a server)."""
-    pool = make_pool(s, api_key, log)
+    """The balancer and the preflight of the rows still to send (``offline_ok``: a dry run goes on without a server)."""
+    balancer = make_pool(s, api_key, log)
     try:
-        pre = await preflight(pool, todo, selection.prompts, s.sampling, api=s.server.api,
+        pre = await preflight(balancer, todo, selection.prompts, s.sampling, api=s.server.api,
                               max_model_len=s.server.max_model_len, tokenizer=s.server.tokenizer,
                               margin=s.server.count_margin, concurrency=s.concurrency or DEFAULT_CONCURRENCY,
                               offline_ok=offline_ok, progress=s.progress)
-        yield Opening(pool, pre)
+        yield Opening(balancer, pre)
     finally:
-        if pool is not None:
-            await pool.close()
+        if balancer is not None:
+            await balancer.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..base.errors import OneRulerError, SettingError, named_setting
 from ..spec.run_meta import SelectionRecord
-from .options import APIS, RetryPolicy, SamplingOptions
+from .request_settings import APIS, RetryPolicy, SamplingSettings
 from .rows.shard import Shard
 
 ORDERS = ("longest", "dataset")
@@ -99,7 +99,7 @@ class RunSettings:
     rows: RowChoice
     server: ServerSettings
     out: Path | None
-    sampling: SamplingOptions = field(default_factory=SamplingOptions)
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
     preset: str | None = None
     concurrency: int | None = None  # None: the server's parallel slots where it says, else DEFAULT_CONCURRENCY
     max_failed: str = "1%"

@@ -24,7 +24,7 @@ class SourceFile:
     path: str
     sha256: str
     size: int
-    kind: str
+    role: str  # what the file is to the benchmark (book, nouns, prompt templates, word lists): the manifest's "kind"
     language: str
     licence: str
     facts: dict = field(default_factory=dict, compare=False, hash=False)

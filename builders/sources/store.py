@@ -1,4 +1,4 @@
-"""All pinned sources, fetched and verified, parsed lazily per language and kind (``Sources``, ``ParsedSource``)."""
+"""All pinned sources, fetched and verified, parsed lazily per language and role (``Sources``, ``ParsedSource``)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 
 class ParsedSource(Generic[T]):
-    """One kind of source parsed per language on first use, and kept: its value and the data fixes applied."""
+    """One role of source (books, templates, word pools) parsed per language on first use, and kept: its value and the data fixes applied."""
 
     def __init__(self, load: Callable[[str], tuple[T, list[DataFix]]]):
         self._load = load
@@ -57,24 +57,24 @@ class ParsedSource(Generic[T]):
 
 
 class Sources:
-    """All pinned sources, fetched and verified; each kind parsed lazily per language and kept (``ParsedSource``):
+    """All pinned sources, fetched and verified; each role parsed lazily per language and kept (``ParsedSource``):
     ``books`` (cleaned, whitespace collapsed), ``niah``/``cwe`` (templates), ``pools`` (CWE words here) and
     ``upstream_pools`` (under upstream's rules)."""
 
     def __init__(self, paths: dict[str, Path], entries: list[SourceFile]):
         self._paths = paths
         self._entries = entries
-        self._by_kind = {(e.kind, e.language): e for e in entries}
+        self._by_role = {(e.role, e.language): e for e in entries}
         self.books: ParsedSource[str] = ParsedSource(self._load_book)
         self.niah: ParsedSource[NiahTemplate] = ParsedSource(self._load_niah)
         self.cwe: ParsedSource[CweTemplate] = ParsedSource(self._load_cwe)
         self.pools: ParsedSource[WordPool] = ParsedSource(self._load_pool)
         self.upstream_pools: ParsedSource[tuple[str, ...]] = ParsedSource(self._load_upstream_pool)
 
-    def _bytes(self, kind: str, language: str) -> tuple[bytes, str]:
-        entry = self._by_kind.get((kind, language))
+    def _bytes(self, role: str, language: str) -> tuple[bytes, str]:
+        entry = self._by_role.get((role, language))
         if entry is None:
-            raise SourceError(f"no {kind} source for language {language!r}")
+            raise SourceError(f"no {role} source for language {language!r}")
         data = self._paths[entry.path].read_bytes()
         if sha256_bytes(data) != entry.sha256:
             raise IntegrityError(f"{entry.path}: cached copy no longer matches its sha256; run `oneruler fetch` again")

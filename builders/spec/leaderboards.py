@@ -48,7 +48,7 @@ class Leaderboard:
         return tuple(dataclasses.replace(spec, tokenizer_alias=alias)
                      for spec in grid_groups(DEFAULT_GRID)[""] if spec.length in self.lengths)
 
-    def pool(self, alias: str | None = None) -> tuple[str, ...]:
+    def config_names(self, alias: str | None = None) -> tuple[str, ...]:
         """The names of the pooled configs."""
         return tuple(spec.name for spec in self.specs(alias))
 
@@ -79,9 +79,9 @@ class ServedLeaderboard:
         return self.board.id
 
     @property
-    def pool(self) -> tuple[str, ...]:
+    def config_names(self) -> tuple[str, ...]:
         """The names of the pooled configs in this tokenizer."""
-        return self.board.pool(self.alias)
+        return self.board.config_names(self.alias)
 
     @property
     def config(self) -> str:
@@ -117,7 +117,7 @@ def served_leaderboards(config_names: Iterable[str]) -> list[ServedLeaderboard]:
         if alias is not None and not valid_alias(alias):
             continue
         try:
-            served = [ServedLeaderboard(b, alias) for b in LEADERBOARDS if names.issuperset(b.pool(alias))]
+            served = [ServedLeaderboard(b, alias) for b in LEADERBOARDS if names.issuperset(b.config_names(alias))]
         except ConfigNameError:  # a name part that is no alias after all
             continue
         if served:

@@ -33,7 +33,7 @@ from builders.spec.languages import LANGUAGES  # noqa: E402
 from builders.spec.leaderboards import find_leaderboard  # noqa: E402
 
 DATASET, MODEL, DETAILS = "my-org/oneruler", "my-org/test-model", "my-org/test-model-oneruler-details"
-CONFIGS = find_leaderboard("oneruler_8k").pool()
+CONFIGS = find_leaderboard("oneruler_8k").config_names()
 LOW_RESOURCE = {code for code, lang in LANGUAGES.items() if lang.low_resource}
 RESULTS = ".eval_results/oneruler.yaml"
 MAX_TOKENS = 300  # ten CWE words of de, fa, fi, ru, sr, sv, uk, zh take more than the paper's 50-token reserve

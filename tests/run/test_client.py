@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from openai_server import Fault, Reply, ServerState, running_server
 
-from builders.run.options import RetryPolicy, SamplingOptions
+from builders.run.request_settings import RetryPolicy, SamplingSettings
 from builders.run.server.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.server.dialects.vllm import Vllm
 from builders.run.server.probe import ServerProbe
@@ -19,7 +19,7 @@ def complete(server, prompt: str, *, api="chat", stream=False, retry=FAST, max_t
     async def go():
         client = ServerClient(server.base_url, server.state.model, api, key, retry, stream)
         try:
-            kwargs = SamplingOptions(max_tokens=max_tokens).request_kwargs(30, api)
+            kwargs = SamplingSettings(max_tokens=max_tokens).request_kwargs(30, api)
             return await client.complete(prompt, kwargs)
         finally:
             await client.close()

@@ -6,25 +6,25 @@ import pytest
 
 from builders.base.errors import OneRulerError
 from builders.cli.handler import flag_of
-from builders.run.options import failure_limit, parse_extra_body, sampling_options
+from builders.run.request_settings import failure_limit, parse_extra_body, sampling_settings
 
 
 def test_paper_defaults_are_greedy_with_the_rows_reserve():
-    s = sampling_options()
+    s = sampling_settings()
     assert s.request_kwargs(30, "chat") == {"max_tokens": 30, "temperature": 0.0}
     assert s.request_kwargs(50, "completions") == {"max_tokens": 50, "temperature": 0.0}
 
 
 def test_o3_mini_high_preset():
-    s = sampling_options("o3-mini-high")
+    s = sampling_settings("o3-mini-high")
     assert s.request_kwargs(30, "chat") == {"max_completion_tokens": 10_000, "temperature": 1.0, "reasoning_effort": "high"}
     # the legacy completions endpoint knows neither field
     assert s.request_kwargs(30, "completions") == {"max_tokens": 10_000, "temperature": 1.0}
 
 
 def test_deepseek_r1_preset_and_explicit_options_win():
-    assert sampling_options("deepseek-r1").request_kwargs(50, "chat") == {"max_tokens": 8_000, "temperature": 0.6}
-    s = sampling_options("deepseek-r1", temperature=0.0, top_p=0.95, seed=7, stop=("</s>",),
+    assert sampling_settings("deepseek-r1").request_kwargs(50, "chat") == {"max_tokens": 8_000, "temperature": 0.6}
+    s = sampling_settings("deepseek-r1", temperature=0.0, top_p=0.95, seed=7, stop=("</s>",),
                          extra_body={"top_k": 1})
     assert s.request_kwargs(50, "chat") == {"max_tokens": 8_000, "temperature": 0.0, "top_p": 0.95, "seed": 7,
                                             "stop": ["</s>"], "extra_body": {"top_k": 1}}
@@ -40,7 +40,7 @@ def test_deepseek_r1_preset_and_explicit_options_win():
 def test_bad_options_are_named(kwargs, setting, needle):
     """Below the CLI the setting is named; the CLI words it as its flag."""
     with pytest.raises(OneRulerError) as info:
-        sampling_options(**kwargs)
+        sampling_settings(**kwargs)
     assert str(info.value).startswith(setting) and info.value.worded(flag_of).startswith(needle)
 
 

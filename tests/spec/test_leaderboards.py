@@ -15,8 +15,8 @@ MAIN = [c.name for c in grid_configs("standard") if not c.is_cross_lingual and c
 def test_the_headline_pools_the_main_grid_and_each_length_board_one_length_of_it():
     boards = {b.id: b for b in LEADERBOARDS}
     assert list(boards) == ["oneruler"] + [f"oneruler_{render_length(n)}" for n in STANDARD_LENGTHS]
-    assert sorted(boards["oneruler"].pool()) == sorted(MAIN) and len(MAIN) == 26 * 7 * 4
-    per_length = [set(boards[f"oneruler_{render_length(n)}"].pool()) for n in STANDARD_LENGTHS]
+    assert sorted(boards["oneruler"].config_names()) == sorted(MAIN) and len(MAIN) == 26 * 7 * 4
+    per_length = [set(boards[f"oneruler_{render_length(n)}"].config_names()) for n in STANDARD_LENGTHS]
     assert all(len(p) == 182 for p in per_length)
     assert set().union(*per_length) == set(MAIN) and sum(map(len, per_length)) == len(MAIN)  # a partition
     assert all(name.endswith(f"_{render_length(n)}") for p, n in zip(per_length, STANDARD_LENGTHS) for name in p)
@@ -37,7 +37,7 @@ def test_token_control_configs_serve_in_their_tokenizer_and_text_control_wins():
     llama = [f"{n}_llama3" for n in MAIN if n.endswith("_32k")]
     served = served_leaderboards(llama)
     assert [(s.id, s.alias, s.config) for s in served] == [("oneruler_32k", "llama3", "en_s_niah_32k_llama3")]
-    assert set(served[0].pool) == set(llama) and "llama3" in served[0].length_control
+    assert set(served[0].config_names) == set(llama) and "llama3" in served[0].length_control
     mixed = served_leaderboards(llama + [n for n in MAIN if n.endswith("_8k")])
     assert [(s.id, s.alias) for s in mixed] == [("oneruler_8k", None)]  # one tokenizer per dataset: text-control
 

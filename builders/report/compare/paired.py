@@ -103,7 +103,7 @@ class PairedTable:
     name: str
     fields: tuple[str, ...]
     keys: list[tuple]
-    pool: np.ndarray
+    cell_of: np.ndarray  # each row's cell among ``keys`` (−1: not in the table)
 
 
 def paired_rows(label_a: str, records_a: Sequence[Record], label_b: str, records_b: Sequence[Record]) -> PairedRows | None:
@@ -118,12 +118,12 @@ def paired_rows(label_a: str, records_a: Sequence[Record], label_b: str, records
                       ClusterBootstrap(np.array([a.index for a in first])))
 
 
-def paired_tables(rows: Sequence[Record], is_niah_pool: Callable[[str], bool]) -> list[PairedTable]:
+def paired_tables(rows: Sequence[Record], keeps_task: Callable[[str], bool]) -> list[PairedTable]:
     """Every table of ``TABLES`` over the paired rows, keys in paper order (the language × length table keeps
     the NIAH rows when there are any)."""
     tasks = {a.task for a in rows}
-    in_pool, ranks = {t: is_niah_pool(t) for t in tasks}, {t: task_rank(t) for t in tasks}
-    niah = np.array([in_pool[a.task] for a in rows], dtype=bool)
+    kept, ranks = {t: keeps_task(t) for t in tasks}, {t: task_rank(t) for t in tasks}
+    niah = np.array([kept[a.task] for a in rows], dtype=bool)
     config_order = {a.config: (ranks[a.task], a.language, a.length, a.config) for a in rows}
 
     def rank(field_name: str, value: Any) -> Any:
@@ -135,21 +135,22 @@ def paired_tables(rows: Sequence[Record], is_niah_pool: Callable[[str], bool]) -
         keys = sorted({tuple(getattr(a, f) for f in fields) for a, k in zip(rows, keep) if k},
                       key=lambda key: tuple(rank(f, v) for f, v in zip(fields, key)))
         number = {key: n for n, key in enumerate(keys)}
-        pool = np.array([number[tuple(getattr(a, f) for f in fields)] if k else -1 for a, k in zip(rows, keep)])
-        out.append(PairedTable(table, fields, keys, pool))
+        cell_of = np.array([number[tuple(getattr(a, f) for f in fields)] if k else -1 for a, k in zip(rows, keep)])
+        out.append(PairedTable(table, fields, keys, cell_of))
     return out
 
 
 def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
     """The cells of one table: difference with its paired bootstrap interval, p (McNemar per config, the cluster
     sign-flip test for pooled cells) and BH q per cell."""
-    pool, passed_a, passed_b, keys = table.pool, pair.passed_a, pair.passed_b, table.keys
-    sums = pair.bootstrap.sums(pool, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
+    cell_of, passed_a, passed_b, keys = table.cell_of, pair.passed_a, pair.passed_b, table.keys
+    sums = pair.bootstrap.sums(cell_of, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
     bounds = percentiles(pair.bootstrap.difference(sums))
     n = sums.counted.sum(axis=1)
     indices = (sums.counted > 0).sum(axis=1)
-    wins_a = np.bincount(pool[pool >= 0], weights=(passed_a * (1 - passed_b))[pool >= 0], minlength=len(keys))
-    wins_b = np.bincount(pool[pool >= 0], weights=(passed_b * (1 - passed_a))[pool >= 0], minlength=len(keys))
+    inside = cell_of >= 0
+    wins_a = np.bincount(cell_of[inside], weights=(passed_a * (1 - passed_b))[inside], minlength=len(keys))
+    wins_b = np.bincount(cell_of[inside], weights=(passed_b * (1 - passed_a))[inside], minlength=len(keys))
     test = MCNEMAR if table.name == "config" else SIGN_FLIP
     if test == MCNEMAR:
         p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
@@ -168,12 +169,12 @@ def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
 
 
 def paired_cells(label_a: str, records_a: Sequence[Record], label_b: str, records_b: Sequence[Record],
-                 is_niah_pool: Callable[[str], bool]) -> list[PairedCell]:
-    """Every table's cells for one pair of models (``is_niah_pool``: which tasks the language × length table keeps)."""
+                 keeps_task: Callable[[str], bool]) -> list[PairedCell]:
+    """Every table's cells for one pair of models (``keeps_task``: which tasks the language × length table keeps)."""
     pair = paired_rows(label_a, records_a, label_b, records_b)
     if pair is None:
         return []
-    return [cell for table in paired_tables(pair.rows, is_niah_pool) for cell in table_cells(pair, table)]
+    return [cell for table in paired_tables(pair.rows, keeps_task) for cell in table_cells(pair, table)]
 
 
 def _indices(n: int) -> str:

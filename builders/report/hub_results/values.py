@@ -54,7 +54,7 @@ class LeaderboardValue:
         """What the report lacks of the pool, in words (empty when complete)."""
         if self.complete:
             return ""
-        return f"{self.configs_covered} of {len(self.served.pool)} configs of its pool complete"
+        return f"{self.configs_covered} of {len(self.served.config_names)} configs of its pool complete"
 
 
 def paper_columns(report: Report) -> RecordColumns:
@@ -76,10 +76,10 @@ def leaderboard_values(report: Report, config_names: Iterable[str] | None = None
     columns = None
     out = []
     for board in served:
-        pool = set(board.pool)
+        pooled = set(board.config_names)
         cell = None
-        if pool <= complete:
+        if pooled <= complete:
             columns = columns or paper_columns(report)
-            cell = columns.cells((), columns.mask("config", pool.__contains__)).get(())
-        out.append(LeaderboardValue(board, len(pool & complete), cell))
+            cell = columns.cells((), columns.mask("config", pooled.__contains__)).get(())
+        out.append(LeaderboardValue(board, len(pooled & complete), cell))
     return out

@@ -3,8 +3,8 @@
 Rows that share an example ``index`` share their draws (keys, values, depths) in every language,
 so they are not independent: a pooled accuracy is resampled by *index*. Each resample draws as
 many indices as there are, with replacement; a row counts as often as its index was drawn. All
-pools of a report (or all cells of a comparison table) use the same resamples, computed at once
-as matrix products, so thousands of pools cost milliseconds. The generator is numpy's ``PCG64``
+cells of a report (or all cells of a comparison table) use the same resamples, computed at once
+as matrix products, so thousands of cells cost milliseconds. The generator is numpy's ``PCG64``
 seeded with a fixed integer: same outcomes, same intervals, byte for byte.
 """
 
@@ -22,9 +22,9 @@ QUANTILES = ((1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2)
 
 
 @dataclass(frozen=True)
-class PoolSums:
-    """Per pool (rows) and cluster (columns): examples passed and counted, and for a paired pool the
-    second model's passes. ``pools`` × ``clusters`` float matrices."""
+class CellSums:
+    """Per cell (rows) and cluster (columns): examples passed and counted, and for a paired cell the
+    second model's passes. ``cells`` × ``clusters`` float matrices."""
 
     passed: np.ndarray
     counted: np.ndarray
@@ -32,7 +32,7 @@ class PoolSums:
 
 
 class ClusterBootstrap:
-    """Resamples of the clusters (example indices) of a set of rows, shared by every pool of those rows."""
+    """Resamples of the clusters (example indices) of a set of rows, shared by every cell of those rows."""
 
     def __init__(self, clusters: np.ndarray, resamples: int = RESAMPLES, seed: int = SEED):
         self.labels, self.position = np.unique(np.asarray(clusters, dtype=np.int64), return_inverse=True)
@@ -52,38 +52,38 @@ class ClusterBootstrap:
         """The cluster position of each example index (every index must be one of the clusters)."""
         return np.searchsorted(self.labels, np.asarray(indices, dtype=np.int64))
 
-    def sums(self, pool: np.ndarray, pools: int, passed: np.ndarray, counted: np.ndarray,
-             passed_b: np.ndarray | None = None, positions: np.ndarray | None = None) -> PoolSums:
-        """Sum rows into pools × clusters matrices; ``pool`` holds each row's pool (−1: in no pool), ``positions``
+    def sums(self, cell_of: np.ndarray, n_cells: int, passed: np.ndarray, counted: np.ndarray,
+             passed_b: np.ndarray | None = None, positions: np.ndarray | None = None) -> CellSums:
+        """Sum rows into cells × clusters matrices; ``cell_of`` holds each row's cell (−1: in no cell), ``positions``
         each row's cluster (default: the rows the bootstrap was built from)."""
         positions = self.position if positions is None else positions
-        keep = pool >= 0
-        cells = pool[keep] * len(self.labels) + positions[keep]
-        size = pools * len(self.labels)
+        keep = cell_of >= 0
+        slots = cell_of[keep] * len(self.labels) + positions[keep]
+        size = n_cells * len(self.labels)
 
         def total(values: np.ndarray) -> np.ndarray:
             weights = np.asarray(values, dtype=np.float64)[keep]
-            return np.bincount(cells, weights=weights, minlength=size).reshape(pools, len(self.labels))
+            return np.bincount(slots, weights=weights, minlength=size).reshape(n_cells, len(self.labels))
 
-        return PoolSums(total(passed), total(counted), None if passed_b is None else total(passed_b))
+        return CellSums(total(passed), total(counted), None if passed_b is None else total(passed_b))
 
-    def accuracy(self, sums: PoolSums) -> np.ndarray:
-        """Resampled accuracies, resamples × pools (NaN where a resample counted nothing)."""
+    def accuracy(self, sums: CellSums) -> np.ndarray:
+        """Resampled accuracies, resamples × cells (NaN where a resample counted nothing)."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return (self.weights @ sums.passed.T) / (self.weights @ sums.counted.T)
 
-    def difference(self, sums: PoolSums) -> np.ndarray:
-        """Resampled paired differences (first model − second), resamples × pools."""
+    def difference(self, sums: CellSums) -> np.ndarray:
+        """Resampled paired differences (first model − second), resamples × cells."""
         with np.errstate(invalid="ignore", divide="ignore"):
             return (self.weights @ (sums.passed - sums.passed_b).T) / (self.weights @ sums.counted.T)
 
-    def intervals(self, sums: PoolSums) -> list[Interval | None]:
-        """The 95 % interval of each pool's accuracy (None: nothing counted).
+    def intervals(self, sums: CellSums) -> list[Interval | None]:
+        """The 95 % interval of each cell's accuracy (None: nothing counted).
 
-        A pool whose resamples all agree has no bootstrap spread: its counted rows all passed (or
+        A cell whose resamples all agree has no bootstrap spread: its counted rows all passed (or
         all failed), or every one of its indices fared alike (one index, say, with one of two needles
         found). It gets Wilson's interval at its accuracy for as many examples as it has distinct
-        indices (its independent units): a pool of one index is as uncertain as one example.
+        indices (its independent units): a cell of one index is as uncertain as one example.
         """
         passed, counted = sums.passed.sum(axis=1), sums.counted.sum(axis=1)
         bounds = percentiles(self.accuracy(sums))
@@ -98,15 +98,15 @@ class ClusterBootstrap:
                 out.append(Interval(float(bounds[0, k]), float(bounds[1, k])))
         return out
 
-    def standard_errors(self, sums: PoolSums) -> np.ndarray:
-        """The bootstrap standard error of each pool's accuracy (NaN when nothing is counted)."""
+    def standard_errors(self, sums: CellSums) -> np.ndarray:
+        """The bootstrap standard error of each cell's accuracy (NaN when nothing is counted)."""
         boot = self.accuracy(sums)
         with np.errstate(invalid="ignore"):
             return np.nanstd(boot, axis=0) if np.isnan(boot).any() else boot.std(axis=0)
 
 
 def percentiles(boot: np.ndarray) -> np.ndarray:
-    """The 2.5 and 97.5 % points of each column (2 × pools); resamples that counted nothing (NaN) are left out."""
+    """The 2.5 and 97.5 % points of each column (2 × cells); resamples that counted nothing (NaN) are left out."""
     if boot.size == 0:
         return np.zeros((2, boot.shape[1] if boot.ndim == 2 else 0))
     finite = np.isfinite(boot)

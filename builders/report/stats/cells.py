@@ -64,7 +64,7 @@ class Cell:
 
 
 class RecordColumns:
-    """The records of a report as numpy columns, and the one bootstrap every pool of them shares."""
+    """The records of a report as numpy columns, and the one bootstrap every cell of them shares."""
 
     def __init__(self, records: Sequence[Record]):
         self.records = records
@@ -94,18 +94,18 @@ class RecordColumns:
         code = np.zeros(len(self.records), dtype=np.int64)
         for name in fields:
             code = code * len(self.values[name]) + self.codes[name]
-        present, pool_of = np.unique(code[where], return_inverse=True)
-        pools = len(present)
-        pool = np.full(len(self.records), -1, dtype=np.int64)
-        pool[where] = pool_of
+        present, chosen_cell = np.unique(code[where], return_inverse=True)
+        n_cells = len(present)
+        cell_of = np.full(len(self.records), -1, dtype=np.int64)
+        cell_of[where] = chosen_cell
 
         def total(column: np.ndarray) -> np.ndarray:
-            return np.bincount(pool_of, weights=column[where], minlength=pools)
+            return np.bincount(chosen_cell, weights=column[where], minlength=n_cells)
 
         n_configs = len(self.values["config"])
-        pairs = np.unique(pool_of * max(n_configs, 1) + self.codes["config"][where])
-        configs = np.bincount(pairs // max(n_configs, 1), minlength=pools)
-        intervals = self._intervals(pool, pools, configs, total(self.passed), total(self.counted))
+        pairs = np.unique(chosen_cell * max(n_configs, 1) + self.codes["config"][where])
+        configs = np.bincount(pairs // max(n_configs, 1), minlength=n_cells)
+        intervals = self._intervals(cell_of, n_cells, configs, total(self.passed), total(self.counted))
         sums = [total(c) for c in (self.passed, self.counted, self.line.astype(np.float64), np.ones(len(self.records)),
                                    self.truncated, self.no_response)]
         out = {}
@@ -123,15 +123,15 @@ class RecordColumns:
         sums = self.bootstrap.sums(np.where(self.counted > 0, 0, -1), 1, self.passed, self.counted)
         return float(self.bootstrap.standard_errors(sums)[0])
 
-    def _intervals(self, pool: np.ndarray, pools: int, configs: np.ndarray, passed: np.ndarray,
+    def _intervals(self, cell_of: np.ndarray, n_cells: int, configs: np.ndarray, passed: np.ndarray,
                    counted: np.ndarray) -> list[Interval | None]:
-        """Wilson for one-config pools, the shared cluster bootstrap for the others (computed for those only)."""
+        """Wilson for one-config cells, the shared cluster bootstrap for the others (computed for those only)."""
         out: list[Interval | None] = [wilson(int(p), int(c)) for p, c in zip(passed, counted)]
         pooled = np.flatnonzero(configs > 1)
         if len(pooled):
-            renumber = np.full(pools, -1, dtype=np.int64)
+            renumber = np.full(n_cells, -1, dtype=np.int64)
             renumber[pooled] = np.arange(len(pooled))
-            sub = np.where(pool >= 0, renumber[np.maximum(pool, 0)], -1)
+            sub = np.where(cell_of >= 0, renumber[np.maximum(cell_of, 0)], -1)
             sums = self.bootstrap.sums(sub, len(pooled), self.passed, self.counted)
             for k, interval in zip(pooled, self.bootstrap.intervals(sums)):
                 out[k] = interval

@@ -43,7 +43,7 @@ def sign_flip_p(differences: np.ndarray) -> float:
 
 
 def sign_flip_p_values(differences: np.ndarray) -> list[float]:
-    """``sign_flip_p`` of each row of a pools × clusters matrix of paired differences."""
+    """``sign_flip_p`` of each row of a cells × clusters matrix of paired differences."""
     return [sign_flip_p(row) for row in np.atleast_2d(differences)]
 
 

@@ -120,10 +120,10 @@ def depth_cells(scored: Sequence[Record], bootstrap: ClusterBootstrap, bins: Dep
     keys = sorted({(t, n) for t, n in zip(tasks, lengths)}, key=lambda k: (task_rank(k[0]), k[1]))
     number = {key: k for k, key in enumerate(keys)}
     count = bins.count
-    pool = np.array([number[(t, n)] * count + b for t, n, b in zip(tasks, lengths, bin_of)])
+    cell_of = np.array([number[(t, n)] * count + b for t, n, b in zip(tasks, lengths, bin_of)])
     passed = np.array(found, dtype=np.float64)
     positions = bootstrap.positions(np.array(indices))
-    sums = bootstrap.sums(pool, len(keys) * count, passed, np.ones_like(passed), positions=positions)
+    sums = bootstrap.sums(cell_of, len(keys) * count, passed, np.ones_like(passed), positions=positions)
     intervals = bootstrap.intervals(sums)
     passed_n, counted_n = sums.passed.sum(axis=1), sums.counted.sum(axis=1)
     cells = []

@@ -4,5 +4,5 @@ limits), ``write.py`` (``run --batch-requests``: the requests of a run and their
 ingest``: output files → the predictions file ``run`` would have written) and ``api.py`` (submit the
 files to a Batch API and fetch the results).
 
-Imports ``session.py``, ``settings.py``, ``options.py``, ``rows/``, ``server/`` and ``files/`` of
+Imports ``session.py``, ``settings.py``, ``request_settings.py``, ``rows/``, ``server/`` and ``files/`` of
 ``run/``; only ``runner.py`` (and the CLI) import it."""

@@ -26,14 +26,14 @@ from ...base.errors import OneRulerError, named_setting
 from ...base.files import temp_file_beside
 from ...spec.run_meta import BatchFile
 from ..files.lock import temp_prefix
-from ..options import SamplingOptions
+from ..request_settings import SamplingSettings
 from ..rows.selection import RunRow
 from ..settings import BatchLimits
 
 ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
 
 
-def request_body(row: RunRow, model: str, api: str, sampling: SamplingOptions) -> dict[str, Any]:
+def request_body(row: RunRow, model: str, api: str, sampling: SamplingSettings) -> dict[str, Any]:
     """The body ``oneruler run`` would POST for ``row`` (``extra_body`` merged in as the client merges it)."""
     kwargs = sampling.request_kwargs(row.reserve, api)
     extra = kwargs.pop("extra_body", {})
@@ -41,7 +41,7 @@ def request_body(row: RunRow, model: str, api: str, sampling: SamplingOptions) -
     return {"model": model, **prompt, **kwargs, **extra}
 
 
-def request_line(row: RunRow, model: str, api: str, sampling: SamplingOptions) -> bytes:
+def request_line(row: RunRow, model: str, api: str, sampling: SamplingSettings) -> bytes:
     """One line of a batch request file."""
     line = {"custom_id": row.id, "method": "POST", "url": ENDPOINTS[api], "body": request_body(row, model, api, sampling)}
     return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")

@@ -3,7 +3,7 @@
 A server whose connection fails outright is checked at once (``GET /v1/models``); if it does not
 answer it is taken out of rotation with a warning and the row goes to another server. Every
 server keeps its own counts (rows answered, failed, tokens) for the progress line and the meta,
-and what the preflight learnt of it (``known``: its dialect and facts, set by ``window.pool_window``).
+and what the preflight learnt of it (``known``: its dialect and facts, set by ``window.servers_window``).
 The run fails only when no server is left.
 """
 
@@ -23,12 +23,12 @@ HEALTH_TIMEOUT_S = 10.0
 
 
 class NoServerLeft(OneRulerError):
-    """Every server of the pool was taken out of rotation."""
+    """Every server of the balancer was taken out of rotation."""
 
 
 @dataclass
 class Server:
-    """One server of the pool and what it did."""
+    """One server of the balancer and what it did."""
 
     client: ServerClient
     in_flight: int = 0
@@ -55,7 +55,7 @@ class Server:
                                taken_out=self.out_reason)
 
 
-class ServerPool:
+class ServerBalancer:
     """The servers of a run; ``complete`` sends a row to the least busy one and fails over."""
 
     def __init__(self, clients: list[ServerClient], warn: Callable[[str], None] = lambda message: None):

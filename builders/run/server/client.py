@@ -24,14 +24,14 @@ from typing import Any, Callable
 
 from ...base.errors import OneRulerError, named_setting
 from ...scoring import split_reasoning
-from ..options import RetryPolicy
+from ..request_settings import RetryPolicy
 from ..settings import LOAD_TIMEOUT_S
 from .answers import AnswerParts, BadAnswer, ModelList, StreamReader, answer_parts, model_list, parse_json
 from .secrets import BaseAddress, redact
 
 RETRY_STATUSES = (408, 429)
 ERROR_CHARS = 500
-POOL_REQUESTS = 32  # requests in flight per connection pool (see ServerClient._lease)
+REQUESTS_PER_CLIENT = 32  # requests in flight per HTTP client (its own connections; see ServerClient._lease)
 CUT_BODY = re.compile(r"received (\d+) bytes, expected (\d+)")
 LOUD_WAIT_S = 10.0  # a wait between tries this long (or one shortened by the cap) is said, at most once per 10 s
 
@@ -118,8 +118,8 @@ class ServerClient:
         self.load_timeout_s = load_timeout_s
         self._said_wait = -LOUD_WAIT_S
         self._in_flight: dict[int, int] = {}
-        self.client = self._new_pool()  # also the one for /v1/models and /tokenize
-        self._pools = [self.client]
+        self.client = self._new_http_client()  # also the one for /v1/models and /tokenize
+        self._http_clients = [self.client]
 
     @property
     def root_url(self) -> str:
@@ -216,19 +216,19 @@ class ServerClient:
         return wait
 
     def _lease(self):
-        """The connection pool with the fewest requests in flight; a new one once all hold POOL_REQUESTS.
+        """The HTTP client with the fewest requests in flight; a new one once all hold REQUESTS_PER_CLIENT.
 
-        httpcore's pool looks over every connection for every request it places (quadratic in the
-        requests in flight): 256 in one pool cost ~3 ms of CPU per request, in pools of 32 a fraction.
+        httpcore looks over every connection of a client for every request it places (quadratic in the
+        requests in flight): 256 on one client cost ~3 ms of CPU per request, on clients of 32 a fraction.
         """
-        pool = min(self._pools, key=lambda p: self._in_flight[id(p)])
-        if self._in_flight[id(pool)] >= POOL_REQUESTS:
-            pool = self._new_pool()
-            self._pools.append(pool)
-        self._in_flight[id(pool)] = self._in_flight.get(id(pool), 0) + 1
-        return pool
+        http = min(self._http_clients, key=lambda c: self._in_flight[id(c)])
+        if self._in_flight[id(http)] >= REQUESTS_PER_CLIENT:
+            http = self._new_http_client()
+            self._http_clients.append(http)
+        self._in_flight[id(http)] = self._in_flight.get(id(http), 0) + 1
+        return http
 
-    def _new_pool(self):
+    def _new_http_client(self):
         # local servers need no key; the client insists on one, and "EMPTY" is vLLM's convention
         client = self.openai.AsyncOpenAI(api_key=self.secret or "EMPTY", base_url=self.base_url, max_retries=0,
                                          timeout=self.retry.timeout_s, default_query=dict(self.address.query) or None,
@@ -237,13 +237,13 @@ class ServerClient:
         return client
 
     async def _once(self, prompt: str, kwargs: dict[str, Any]) -> tuple[AnswerParts, float | None]:
-        pool = self._lease()
+        http = self._lease()
         try:
             if self.api == "chat":
-                resource = pool.chat.completions
+                resource = http.chat.completions
                 args = dict(model=self.model, messages=[{"role": "user", "content": prompt}], **kwargs)
             else:
-                resource = pool.completions
+                resource = http.completions
                 args = dict(model=self.model, prompt=prompt, **kwargs)
             if self.stream:
                 return await self._streamed(resource, args)
@@ -252,7 +252,7 @@ class ServerClient:
             return answer_parts(parse_json(response.content, content_type=response.headers.get("content-type")),
                                 self.api), None
         finally:
-            self._in_flight[id(pool)] -= 1
+            self._in_flight[id(http)] -= 1
 
     async def _streamed(self, resource, args: dict[str, Any]) -> tuple[AnswerParts, float | None]:
         reader = StreamReader(self.api)
@@ -308,5 +308,5 @@ class ServerClient:
 
     async def close(self) -> None:
         """Close the HTTP connections."""
-        for pool in self._pools:
-            await pool.close()
+        for http in self._http_clients:
+            await http.close()

@@ -114,8 +114,8 @@ def implausible(counts: dict[str, int], refs: list[RowRef], facts: ServerFacts |
     low = [r for r in refs if counts.get(r.id, 0) < LOW_COUNT * r.num_tokens]
     if len(low) < max(1, len(refs) // 2):  # a few rows of one script are not a template fault
         return []
-    kind = facts.kind if facts is not None else "the server"
-    return [f"{kind} counts {len(low)} of {len(refs)} prompts at under {LOW_COUNT:.0%} of their num_tokens (e.g. "
+    software = facts.software if facts is not None else "the server"
+    return [f"{software} counts {len(low)} of {len(refs)} prompts at under {LOW_COUNT:.0%} of their num_tokens (e.g. "
             f"{low[0].id}: {counts[low[0].id]} vs {low[0].num_tokens}): is its chat template dropping the prompt? "
             f"(llama.cpp with Jinja on takes `--chat-template NAME` for the template's text: use --no-jinja, or "
             f"--chat-template-file)"]

@@ -1,6 +1,6 @@
 """No silent truncation: before anything is sent, every prompt + its max new tokens must fit the server's window.
 
-The server's kind is recognised from what it answers and its window learnt in its own way
+The server's software is recognised from what it answers and its window learnt in its own way
 (``window.py``; ``max_model_len`` overrides it). Each prompt is counted as the server will see it
 (``counting.py``): by the server's own endpoints (the chat template applied where the server can),
 else a local ``tokenizer``, else the row's ``num_tokens`` (measured with the dataset's tokenizer)
@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 from ...base.errors import OneRulerError, named_setting
 from ...spec.ids import id_order
-from ..options import SamplingOptions
+from ..request_settings import SamplingSettings
 from ..rows.selection import RowRef
 from .counting import PromptReader, implausible, local_counter, server_counts
 from .dialects import KnownServer, ServerFacts
 from .estimate import estimate
-from .pool import ServerPool
-from .window import Window, pool_window
+from .balancer import ServerBalancer
+from .window import Window, servers_window
 
 
 @dataclass
@@ -54,12 +54,12 @@ class Preflight:
         return fix.format(need=need)
 
     def describe(self) -> str:
-        """The preflight line: the server's kind, its window and where it came from, how prompts were counted."""
-        kind = f"{self.server.kind}; " if self.server is not None else ""
+        """The preflight line: the server's software, its window and where it came from, how prompts were counted."""
+        software = f"{self.server.software}; " if self.server is not None else ""
         size = f"{self.window.size:,}" if self.window.size else "unknown"
         cap = f", prompts at most {self.window.prompt_limit:,}" if self.window.prompt_limit else ""
         slots = f"; {self.server.slots} parallel slot(s)" if self.server is not None and self.server.slots else ""
-        return f"server: {kind}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
+        return f"server: {software}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
 
     def refusal(self) -> OneRulerError:
         """The error of a run that cannot start: how many rows, the worst, the window."""
@@ -80,7 +80,7 @@ class Preflight:
                 f"(counted with {self.method})")
 
 
-async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: PromptReader, sampling: SamplingOptions, *,
+async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts: PromptReader, sampling: SamplingSettings, *,
                     api: str, max_model_len: int | None, tokenizer: str | None, margin: float, concurrency: int,
                     offline_ok: bool = False, progress: bool = True) -> Preflight:
     """Learn the window and count every prompt (see the module docstring for the order of methods).
@@ -91,9 +91,9 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
         return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
     import openai
 
-    window, warnings = await pool_window(pool, max_model_len, offline_ok)
+    window, warnings = await servers_window(balancer, max_model_len, offline_ok)
     new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
-    server = pool.first if pool is not None and any(s.known for s in pool.servers) else None
+    server = balancer.first if balancer is not None and any(s.known for s in balancer.servers) else None
     known = server.known if server is not None else None
     facts = known.facts if known is not None else None
     counts = None
@@ -112,15 +112,15 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
         counts = {r.id: count(r.input) for batch in prompts(refs) for r in batch}
         return Preflight(window, method, counts, new_tokens, warnings, facts)
     counts, method = estimate(refs, margin, api == "chat")
-    warnings.append(f"{_no_count(known, pool)} and no --tokenizer was given: prompt sizes are estimated from {method}; "
+    warnings.append(f"{_no_count(known, balancer)} and no --tokenizer was given: prompt sizes are estimated from {method}; "
                     f"a prompt near the window may still be rejected (or, by some servers, truncated)")
     return Preflight(window, method, counts, new_tokens, warnings, facts)
 
 
-def _no_count(known: KnownServer | None, pool: ServerPool | None) -> str:
+def _no_count(known: KnownServer | None, balancer: ServerBalancer | None) -> str:
     """Why the server did not count the prompts."""
     if known is None:
-        return "no server to count with" if pool is None else "no server could be reached to count with"
+        return "no server to count with" if balancer is None else "no server could be reached to count with"
     if not known.dialect.counting:
-        return f"{known.facts.kind} has no endpoint that counts prompt tokens"
-    return f"{known.facts.kind} gave no count ({known.problems()})"
+        return f"{known.facts.software} has no endpoint that counts prompt tokens"
+    return f"{known.facts.software} gave no count ({known.problems()})"

@@ -1,7 +1,7 @@
 """The window a run's prompts must fit: ``max_model_len`` when given, else what each server says in its own
-dialect (``dialects.detect`` through a ``probe.ServerProbe``); servers of one pool must agree.
+dialect (``dialects.detect`` through a ``probe.ServerProbe``); servers of one balancer must agree.
 
-``pool_window`` learns every server of the pool once, keeps what it learnt on the pool's ``Server``
+``servers_window`` learns every server of the balancer once, keeps what it learnt on the balancer's ``Server``
 (``known``: dialect and facts) and takes out the servers that cannot be reached.
 """
 
@@ -14,7 +14,7 @@ from ...base.text import plural
 from .answers import ModelList
 from .client import ServerClient
 from .dialects import KnownServer, detect
-from .pool import Server, ServerPool
+from .balancer import Server, ServerBalancer
 from .probe import ServerProbe
 
 
@@ -55,12 +55,12 @@ async def learn_window(client: ServerClient, max_model_len: int | None,
         warnings.append(unsent)
     if max_model_len is not None:
         if facts.truncates and facts.window and max_model_len > facts.window:
-            warnings.append(f"--max-model-len {max_model_len} is larger than what {facts.kind} uses ({facts.window}, "
+            warnings.append(f"--max-model-len {max_model_len} is larger than what {facts.software} uses ({facts.window}, "
                             f"{facts.window_source}): longer prompts will be cut by the server. To widen it: "
                             f"{facts.fix.format(need=max_model_len)}")
         return Window(max_model_len, "--max-model-len", facts.prompt_limit), warnings, known
     if facts.window is None:
-        warnings.append(f"{client.shown} ({facts.kind}) does not report its window for {client.model!r}: pass "
+        warnings.append(f"{client.shown} ({facts.software}) does not report its window for {client.model!r}: pass "
                         f"--max-model-len; overlong prompts will be rejected by the server and recorded as failed")
     return Window(facts.window, facts.window_source, facts.prompt_limit), warnings, known
 
@@ -88,35 +88,35 @@ def served_card(client: ServerClient, listed: ModelList) -> dict | None:
     return served[client.model]
 
 
-async def pool_window(pool: ServerPool | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
+async def servers_window(balancer: ServerBalancer | None, max_model_len: int | None, offline_ok: bool) -> tuple[Window, list[str]]:
     """The window every server shares; servers that cannot be reached are taken out (a dry run may go on without any).
 
     Servers that report different windows are refused: a row that fits one would be cut or refused by another.
     """
-    if pool is None:  # batch request files without a server: the window is what --max-model-len says
+    if balancer is None:  # batch request files without a server: the window is what --max-model-len says
         if max_model_len is not None:
             return Window(max_model_len, "--max-model-len"), []
         return Window(None, "unknown"), ["no --base-url and no --max-model-len: the window is unknown, nothing is "
                                          "checked against it"]
     learnt: list[tuple[Server, Window]] = []
     warnings: list[str] = []
-    for server in pool.servers:
-        only = len(pool.servers) == 1
+    for server in balancer.servers:
+        only = len(balancer.servers) == 1
         try:
             window, said, known = await learn_window(server.client, max_model_len, offline_ok and only)
         except ServerUnreachable:
             if only:
                 raise
-            pool.take_out(server, "unreachable at the start")
+            balancer.take_out(server, "unreachable at the start")
             continue
         server.known = known
         learnt.append((server, window))
         warnings += said
     if not learnt:
         if offline_ok:  # a dry run prices the rows without any server
-            return Window(None, "server unreachable"), [f"no server can be reached ({len(pool.servers)} given): the "
+            return Window(None, "server unreachable"), [f"no server can be reached ({len(balancer.servers)} given): the "
                                                         f"window is unknown"]
-        pool.live()  # raises: no server left
+        balancer.live()  # raises: no server left
     sizes = {w.size for _, w in learnt}
     if len(sizes) > 1:
         each = "; ".join(f"{s.url}: {w.size} ({w.source})" for s, w in learnt)

@@ -1,8 +1,8 @@
 """Each server's own dialect: recognised from what it answers (never from its URL), then asked for its
 window, its parallel slots and its prompt counts in its own way.
 
-Order: the ``GET /v1/models`` card's ``owned_by`` names the likely kind, which is probed first;
-then every other kind is probed in a fixed order (each probe is one or two GETs that other servers
+Order: the ``GET /v1/models`` card's ``owned_by`` names the likely dialect, which is probed first;
+then every other dialect is probed in a fixed order (each probe is one or two GETs that other servers
 answer with 404); a server no probe recognises keeps vLLM's de facto field names (``Compatible``).
 """
 

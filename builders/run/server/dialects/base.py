@@ -2,7 +2,7 @@
 of one server (``KnownServer``).
 
 A dialect knows one server's own endpoints: ``probe`` asks them and answers None when the server
-is not of that kind (a 404, another shape), ``count`` counts one prompt as that server will see it
+does not speak it (a 404, another shape), ``count`` counts one prompt as that server will see it
 (None: it cannot). Both speak to the server through a ``probe.ServerProbe`` only (JSON calls under
 the server root, the run's model and API, a note of what failed).
 """
@@ -20,9 +20,9 @@ CHAT_TEMPLATE_ALLOWANCE = 64
 
 @dataclass(frozen=True)
 class ServerFacts:
-    """The server's kind, its window and where that came from, its parallel slots, and how to widen it."""
+    """The server's software, its window and where that came from, its parallel slots, and how to widen it."""
 
-    kind: str
+    software: str  # what answers: "vLLM", "llama.cpp", "OpenAI-compatible" (its dialect's name)
     window: int | None
     window_source: str
     prompt_limit: int | None = None  # a cap on the prompt alone (TGI's max_input_tokens)
@@ -33,14 +33,14 @@ class ServerFacts:
 
 
 class Dialect:
-    """One server kind: how to recognise it and how it counts prompt tokens."""
+    """One server software's dialect: how to recognise it and how it counts prompt tokens."""
 
     name = "OpenAI-compatible"
     counting = ""  # how ``count`` counts, for the preflight line ("" : it does not)
     exact = True  # the count is the server's own (False: an allowance is added for the chat template)
 
     async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
-        """The server's facts, or None if it is not of this kind (``card``: its entry in ``GET /v1/models``)."""
+        """The server's facts, or None if it does not speak this dialect (``card``: its entry in ``GET /v1/models``)."""
         raise NotImplementedError
 
     async def count(self, server: ServerProbe, prompt: str) -> int | None:

@@ -57,7 +57,7 @@ class Vllm(Dialect):
 
 
 class Compatible(Vllm):
-    """A server of unknown kind: vLLM's field names are the de facto convention (``max_model_len``, ``/tokenize``)."""
+    """A server of unknown software: vLLM's field names are the de facto convention (``max_model_len``, ``/tokenize``)."""
 
     name = "OpenAI-compatible server"
     fix = "serve the model with a larger window"
