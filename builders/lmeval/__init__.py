@@ -1,8 +1,8 @@
 """ONERULER as lm-evaluation-harness tasks (``lm_eval --include_path "$(oneruler lm-eval-path)"``).
 
-``tasks/oneruler/`` holds one template, 952 generated task YAMLs (one per standard config), the
-group YAMLs and ``utils.py`` (what lm-eval calls); ``make_tasks.py`` regenerates them from
-``catalog.py``. See docs/lm-eval.md.
+``tasks/oneruler/`` holds one template, 2,424 generated task YAMLs (one per config of the grids of
+``spec/grids.py``: 952 standard, 1,264 fixed-depth, 208 multi-evidence), 73 group YAMLs and ``utils.py``
+(what lm-eval calls); ``make_tasks.py`` regenerates them from ``catalog.py``. See docs/lm-eval.md.
 """
 
 from __future__ import annotations
