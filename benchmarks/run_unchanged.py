@@ -4,7 +4,7 @@ every file and every line of output the same, apart from times.
     python -m builders.cli build 'pl_*_8k' 'en_s_niah_8k' --samples 3 --out /tmp/runproof/export
     python benchmarks/run_unchanged.py /tmp/runproof/export --before /path/to/old/checkout [--after .]
 
-Starts the vLLM stand-in of the tests (``tests/run/openai_server.py``, its Batch API included) on
+Starts the vLLM stand-in of the tests (``tests/openai_server.py``, its Batch API included) on
 127.0.0.1 with a scripted model: each row of EXPORT answered by a sha256 of its id (the whole
 answer, the first value, a wrong sentence, "none", a ``<think>`` block, reasoning in
 ``reasoning_content``), some rows failing once with HTTP 500. Then, for each checkout in turn (the
@@ -45,7 +45,7 @@ import click
 import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "run"))
+sys.path.insert(0, str(REPO / "tests"))  # the vLLM stand-in of the tests (tests/openai_server.py)
 
 TIMES = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 LATENCY = re.compile(rb'"(latency_s|wait_s)": (-?[0-9.e+-]+|null)')

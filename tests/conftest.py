@@ -42,6 +42,18 @@ def mirror() -> Path:
 
 
 @pytest.fixture(scope="session")
+def sandbox() -> Path:
+    """The private folder every cache of this test process points into."""
+    return SANDBOX
+
+
+@pytest.fixture(scope="session")
+def hf_tokenizers() -> Path:
+    """The shared folder of tokenizer.json folders (``llama3``, ``qwen``) from ../shared."""
+    return HF_TOKENIZERS
+
+
+@pytest.fixture(scope="session")
 def source_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("source-cache")
 

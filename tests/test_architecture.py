@@ -188,14 +188,22 @@ def test_hub_and_datasets_clients_are_imported_in_named_places_only(client):
     assert importers == HUB_CLIENTS[client], f"{client} imported by {sorted(importers)}"
 
 
-def test_tests_use_a_private_cache_not_the_users():
-    from conftest import SANDBOX
-
+def test_tests_use_a_private_cache_not_the_users(sandbox):
     from builders.sources.fetch import default_cache_dir
 
-    assert default_cache_dir().is_relative_to(SANDBOX)
+    assert default_cache_dir().is_relative_to(sandbox)
     for var in ("ONERULER_CACHE", "XDG_CACHE_HOME", "XDG_DATA_HOME", "HF_HOME", "HF_DATASETS_CACHE"):
-        assert Path(os.environ[var]).is_relative_to(SANDBOX), var
+        assert Path(os.environ[var]).is_relative_to(sandbox), var
+
+
+def test_tests_share_fixtures_through_conftest_not_sys_path():
+    # helpers shared by several folders live at the top of tests/ (on the path through its conftest.py), what a
+    # test needs from the harness comes as a fixture: no test edits sys.path or imports a conftest module
+    for path in sorted((PACKAGE.parent / "tests").rglob("test_*.py")):
+        if path.name == Path(__file__).name:  # this test's own words
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert "sys.path.insert" not in text and "from conftest import" not in text, path.name
 
 
 def test_test_modules_have_unique_names():

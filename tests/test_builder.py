@@ -36,10 +36,8 @@ def test_a_cwe_config_has_the_core_and_its_familys_fields(tmp_path, sources):
     assert ds[0]["cwe_freq_common"] == 10 and ds[0]["cwe_pool_size"] > 0
 
 
-def test_any_valid_name_is_a_config(tmp_path):
-    from conftest import HF_TOKENIZERS
-
-    builder = OneRuler(config_name="en-pl_mq_niah_9k_llama3", tokenizers={"llama3": str(HF_TOKENIZERS / "llama3")},
+def test_any_valid_name_is_a_config(tmp_path, hf_tokenizers):
+    builder = OneRuler(config_name="en-pl_mq_niah_9k_llama3", tokenizers={"llama3": str(hf_tokenizers / "llama3")},
                        samples=1, cache_dir=str(tmp_path / "hf"))
     builder.download_and_prepare()
     row = builder.as_dataset("test")[0]

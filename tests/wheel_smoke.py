@@ -6,7 +6,7 @@ in a new empty folder, with no ``PYTHONPATH``, and checks what each command did:
 ``fetch``, ``list``, ``build`` (two configs), ``verify``, ``show``, ``score``, ``compare``,
 ``metric-path`` (+ ``evaluate.load``), ``lm-eval-path`` (+ lm-eval's ``TaskManager`` when lm-eval
 is installed, else the task files), ``from oneruler import OneRuler``, ``run`` (two shards, against
-the loopback stand-in of tests/run/openai_server.py) and ``merge``, ``run --batch-requests`` and
+the loopback stand-in of tests/openai_server.py) and ``merge``, ``run --batch-requests`` and
 ``ingest``, ``push`` and ``push-metric`` (against the Hub stand-in of tests/hub_server.py). Before
 all that it checks that the code and the shipped files come from the environment, not a checkout.
 
@@ -31,9 +31,8 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
-for _folder in (TESTS, TESTS / "run"):  # the stand-in servers, as when pytest imports them
-    if str(_folder) not in sys.path:
-        sys.path.insert(0, str(_folder))
+if str(TESTS) not in sys.path:  # the stand-in servers (a script run by .ci/run, not by pytest)
+    sys.path.insert(0, str(TESTS))
 
 TIMEOUT_S = 600
 CONFIGS = ("pl_s_niah_8k", "pl_cwe_easy_8k")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from typing import Callable
+from typing import Awaitable, Callable
 
 from ..base.progress import is_terminal
 
@@ -23,15 +23,20 @@ def clock(seconds: float) -> str:
 
 
 class RunProgress:
-    """Counts finished rows and tokens; shows them as a bar (terminal) or periodic plain lines."""
+    """Counts finished rows and tokens; shows them as a bar (terminal) or periodic plain lines.
+
+    ``clock`` and ``sleep`` are the time it reads and the wait it takes between lines (the monotonic clock and
+    asyncio's sleep; a test passes a clock of its own)."""
 
     def __init__(self, total: int, label: str = "rows", enabled: bool = True, interval_s: float = 10.0,
-                 tokens: bool = True, extra: Callable[[], str] | None = None):
+                 tokens: bool = True, extra: Callable[[], str] | None = None,
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], Awaitable] = asyncio.sleep):
         self.total, self.label, self.interval_s, self.tokens = total, label, interval_s, tokens
         self.extra = extra  # more to show on each line (e.g. each server's throughput)
+        self.clock, self.sleep = clock, sleep
         self.enabled = enabled and total > 0
         self.done = self.failed = self.prompt_tokens = self.completion_tokens = 0
-        self.started = self.last_line = time.monotonic()
+        self.started = self.last_line = clock()
         self.bar = None
         if self.enabled and is_terminal():
             from tqdm.auto import tqdm
@@ -47,15 +52,15 @@ class RunProgress:
         if not self.enabled:
             return
         if self.bar is not None and self.tokens:
-            elapsed = max(time.monotonic() - self.started, 1e-9)
+            elapsed = max(self.clock() - self.started, 1e-9)
             more = self.extra() if self.extra is not None else ""
             self.bar.set_postfix_str(f"in {self.prompt_tokens / elapsed:,.0f} tok/s, out "
                                      f"{self.completion_tokens / elapsed:,.0f} tok/s, failed {self.failed}"
                                      + (f", {more}" if more else ""), refresh=False)
         if self.bar is not None:
             self.bar.update(1)
-        elif time.monotonic() - self.last_line >= self.interval_s or self.done == self.total:
-            self.last_line = time.monotonic()
+        elif self.clock() - self.last_line >= self.interval_s or self.done == self.total:
+            self.last_line = self.clock()
             print(self.line(), file=sys.stderr, flush=True)
 
     async def tick(self) -> None:
@@ -63,9 +68,9 @@ class RunProgress:
         if not self.enabled:
             return
         while True:
-            await asyncio.sleep(max(0.05, self.interval_s - (time.monotonic() - self.last_line)))
-            if time.monotonic() - self.last_line >= self.interval_s and self.done < self.total:
-                self.last_line = time.monotonic()
+            await self.sleep(max(0.05, self.interval_s - (self.clock() - self.last_line)))
+            if self.clock() - self.last_line >= self.interval_s and self.done < self.total:
+                self.last_line = self.clock()
                 if self.bar is not None:
                     self.bar.refresh()  # the elapsed time moves on
                 else:
@@ -73,7 +78,7 @@ class RunProgress:
 
     def line(self) -> str:
         """``[done/total] pct | rows/s | tokens/s | failed | elapsed | ETA``."""
-        elapsed = max(time.monotonic() - self.started, 1e-9)
+        elapsed = max(self.clock() - self.started, 1e-9)
         rate = self.done / elapsed
         eta = clock((self.total - self.done) / rate) if rate > 0 else "?"
         tokens = (f" | in {self.prompt_tokens / elapsed:,.0f} tok/s, out {self.completion_tokens / elapsed:,.0f} tok/s | "

@@ -1,5 +1,5 @@
 """DatasetSource: folder or Hub id, the card's configs (else the export layout), identity. The Hub side runs
-against the loopback Hub in tests/report/test_score_hub.py and tests/run/test_hub_dataset.py."""
+against the loopback Hub in tests/report/score/test_score_hub.py and tests/run/test_hub_dataset.py."""
 
 from __future__ import annotations
 

@@ -2,23 +2,20 @@
 
 Values arrive as Inspect's command line makes them (YAML: strings, numbers, booleans; an unquoted
 value with commas becomes a list). Exports here are small hand-written ones in the exporter's
-layout (tests/run/run_fixtures.py): only their cards are read.
+layout (tests/run_fixtures.py): only their cards are read.
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from run_fixtures import make_row, write_export
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
-from run_fixtures import make_row, write_export  # noqa: E402
-
-from builders.base.errors import OneRulerError  # noqa: E402
-from builders.inspect_eval.options import Generation, task_options  # noqa: E402
-from builders.taskrows.source import DATASET_ENV  # noqa: E402
+from builders.base.errors import OneRulerError
+from builders.inspect_eval.options import Generation, task_options
+from builders.taskrows.source import DATASET_ENV
 
 
 @pytest.fixture(autouse=True)

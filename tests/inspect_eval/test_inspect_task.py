@@ -1,7 +1,7 @@
 """The Inspect task against a loopback OpenAI-compatible server, its numbers against `oneruler score`'s.
 
 A small export of the eight ``pl_*_8k`` configs (2 rows each) is built with the real builder. The
-server is tests/run/openai_server.py, the project's stand-in for vLLM's OpenAI-compatible server
+server is tests/openai_server.py, the project's stand-in for vLLM's OpenAI-compatible server
 (real HTTP on 127.0.0.1, replies cut at ``max_tokens`` with ``finish_reason: length``, counted in
 real cl100k tokens); Inspect reaches it through its own ``openai-api`` provider. Each row gets a
 reply chosen by a policy (right, wrong, right behind a ``<think>`` block, right after so much
@@ -36,11 +36,10 @@ import datasets
 import pytest
 from click.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
-from openai_server import Reply, ServerState, running_server  # noqa: E402 - the stand-in of tests/run
+from openai_server import Reply, ServerState, running_server
 
-from builders.cli import cli  # noqa: E402
-from builders.spec.selection import match_configs  # noqa: E402
+from builders.cli import cli
+from builders.spec.selection import match_configs
 
 REPO = Path(__file__).resolve().parents[2]
 CONFIGS = [c.name for c in match_configs(["pl_*_8k"])]

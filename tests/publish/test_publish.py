@@ -1,6 +1,6 @@
 """ONERULER as a Hub benchmark, end to end with the real CLI: build → push → run → score against the pushed
 dataset → publish with details → leaderboard, against the loopback Hub stand-in (tests/hub_server.py) and the
-vLLM stand-in (tests/run/openai_server.py); huggingface.co cannot be reached from these machines.
+vLLM stand-in (tests/openai_server.py); huggingface.co cannot be reached from these machines.
 
 The export is the smallest that serves a leaderboard: the 182 main configs at 8k (``oneruler_8k``),
 one row each. The served model answers every row right except those of the four low-resource
@@ -26,11 +26,10 @@ from huggingface_hub import parse_eval_result_entries
 from hub_client import client_env, oneruler, token_leaks
 from hub_server import running_hub
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))  # the vLLM stand-in lives with the run tests
-from openai_server import Reply, ServerState, running_server  # noqa: E402
+from openai_server import Reply, ServerState, running_server
 
-from builders.spec.languages import LANGUAGES  # noqa: E402
-from builders.spec.leaderboards import find_leaderboard  # noqa: E402
+from builders.spec.languages import LANGUAGES
+from builders.spec.leaderboards import find_leaderboard
 
 DATASET, MODEL, DETAILS = "my-org/oneruler", "my-org/test-model", "my-org/test-model-oneruler-details"
 CONFIGS = find_leaderboard("oneruler_8k").config_names()

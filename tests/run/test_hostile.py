@@ -281,15 +281,15 @@ def test_an_unwritable_predictions_file_is_one_error_before_anything_is_sent(exp
     assert again.exit_code == 0 and statuses(out) == OK3
 
 
-def test_a_meta_of_the_wrong_shape_is_one_error_line(export, tmp_path):
+def test_a_meta_of_the_wrong_shape_is_one_error_line(export, tmp_path, stand_in):
     folder, _ = export
     out = tmp_path / "p.jsonl"
-    with running_server(ServerState()) as server:
-        args = ["run", str(folder), "--base-url", server.base_url, "--model", "test-model", "--out", str(out), "--quiet"]
-        assert invoke(args + ["--limit", "1"]).exit_code == 0
-        meta = tmp_path / "p.meta.json"
-        meta.write_text(json.dumps(dict(json.loads(meta.read_text()), runs=5)))
-        result = invoke(args)
+    server = stand_in
+    args = ["run", str(folder), "--base-url", server.base_url, "--model", "test-model", "--out", str(out), "--quiet"]
+    assert invoke(args + ["--limit", "1"]).exit_code == 0
+    meta = tmp_path / "p.meta.json"
+    meta.write_text(json.dumps(dict(json.loads(meta.read_text()), runs=5)))
+    result = invoke(args)
     assert result.exit_code == 2 and result.stderr == \
         f"error: {meta}: not a `oneruler run` meta file: field 'runs' must be a list, got int\n"
 

@@ -211,12 +211,10 @@ def test_without_tokenize_the_estimate_has_a_stated_margin(mixed_export, tmp_pat
     assert f" {expected:,} " in next(x for x in result.output.splitlines() if x.startswith("all"))
 
 
-def test_local_tokenizer_counts_when_the_server_cannot(mixed_export, tmp_path):
+def test_local_tokenizer_counts_when_the_server_cannot(mixed_export, tmp_path, hf_tokenizers):
     from tokenizers import Tokenizer
 
-    from conftest import MIRROR
-
-    qwen_dir = MIRROR.parent / "tokenizers" / "hf" / "qwen"  # the shared folder beside the mirror
+    qwen_dir = hf_tokenizers / "qwen"
     export, rows = mixed_export
     state = ServerState(max_model_len=7990)
     state.tokenize_enabled = False
@@ -288,20 +286,20 @@ def test_streaming_runs_and_the_completions_api(tmp_path, api):
     assert all(x["usage"]["completion_tokens"] > 0 for x in lines)
 
 
-def test_bad_input_is_one_error_line(tmp_path):
+def test_bad_input_is_one_error_line(tmp_path, stand_in):
     export, _ = small_export(tmp_path / "export", ["en_s_niah_8k"], 1)
-    with running_server(ServerState()) as server:
-        cases = [
-            (run_args(server, export, tmp_path / "a.jsonl")[:4] + ["--model", "llama", "--out", str(tmp_path / "a.jsonl")],
-             "model 'llama' is not served by"),
-            (run_args(server, export, tmp_path / "a.jsonl", "xx_*"), "config pattern 'xx_*' matches no config"),
-            (run_args(server, export, tmp_path / "a.jsonl", "--extra-body", "[1]"), "--extra-body must be a JSON object"),
-            (run_args(server, tmp_path / "nope", tmp_path / "a.jsonl"), "dataset folder not found"),
-            (run_args(server, export, tmp_path / "a.jsonl", "--max-failed", "lots"), "--max-failed 'lots'"),
-        ]
-        for args, needle in cases:
-            result = invoke(args)
-            assert result.exit_code == 2 and result.stderr.startswith("error: ") and needle in result.stderr, result.stderr
+    server = stand_in
+    cases = [
+        (run_args(server, export, tmp_path / "a.jsonl")[:4] + ["--model", "llama", "--out", str(tmp_path / "a.jsonl")],
+         "model 'llama' is not served by"),
+        (run_args(server, export, tmp_path / "a.jsonl", "xx_*"), "config pattern 'xx_*' matches no config"),
+        (run_args(server, export, tmp_path / "a.jsonl", "--extra-body", "[1]"), "--extra-body must be a JSON object"),
+        (run_args(server, tmp_path / "nope", tmp_path / "a.jsonl"), "dataset folder not found"),
+        (run_args(server, export, tmp_path / "a.jsonl", "--max-failed", "lots"), "--max-failed 'lots'"),
+    ]
+    for args, needle in cases:
+        result = invoke(args)
+        assert result.exit_code == 2 and result.stderr.startswith("error: ") and needle in result.stderr, result.stderr
     result = invoke(["run", str(export), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out",
                      str(tmp_path / "a.jsonl"), "--quiet"])
     assert result.exit_code == 2 and "cannot reach http://127.0.0.1:9/v1" in result.stderr

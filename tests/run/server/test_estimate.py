@@ -5,7 +5,6 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 import tiktoken
-from conftest import HF_TOKENIZERS
 from tokenizers import Tokenizer
 
 from builders.run.rows.selection import RowRef
@@ -27,21 +26,21 @@ def built(tmp_path_factory, mirror):
     return [r for shard in sorted(out.glob("data/*/*.parquet")) for r in pq.read_table(shard).to_pylist()]
 
 
-def counters():
+def counters(hf_tokenizers):
     o200k = tiktoken.get_encoding("o200k_base")
-    hf = {name: Tokenizer.from_file(str(HF_TOKENIZERS / name / "tokenizer.json")) for name in ("llama3", "qwen")}
+    hf = {name: Tokenizer.from_file(str(hf_tokenizers / name / "tokenizer.json")) for name in ("llama3", "qwen")}
     yield "o200k_base", lambda text: len(o200k.encode(text, disallowed_special=()))
     for name, tok in hf.items():
         yield name, lambda text, tok=tok: len(tok.encode(text, add_special_tokens=False).ids)
 
 
-def test_the_estimate_covers_every_shipped_tokenizer_on_every_task(built):
+def test_the_estimate_covers_every_shipped_tokenizer_on_every_task(built, hf_tokenizers):
     refs = [RowRef(r["id"], r["config"], r["task"], r["index"], r["num_tokens"], r["tokenizer"], r["reserve"])
             for r in built]
     counts, method = estimate(refs, None, chat=False)  # completions: one BOS allowance, not the template's 64
     assert "a margin per task (cwe 45%, niah 5%)" in method
     worst = {}
-    for name, count in counters():
+    for name, count in counters(hf_tokenizers):
         for row in built:
             n = count(row["input"])
             assert counts[row["id"]] - 1 >= n, (name, row["id"], n, counts[row["id"]])

@@ -7,7 +7,7 @@ import itertools
 import json
 
 import pytest
-from report_fixtures import make_row, score_folder, write_export
+from report_fixtures import make_row, run_cli, score_folder, write_export, write_jsonl
 
 from builders.base.errors import SettingError
 from builders.report.documents.scores_json import read_scores
@@ -56,3 +56,13 @@ def test_the_options_of_a_scored_folder_read_back_as_given(tmp_path):
     folder = score_folder(export, preds, tmp_path / "report", "--strict", "--truncated", "score", "--keep-think",
                           "--answer-tag")
     assert read_scores(folder).options == ScoringOptions(True, "score", "paper", False, True)
+
+
+def test_the_command_line_words_the_refusal_as_its_flags(tmp_path):
+    name = "pl_s_niah_8k"
+    export = write_export(tmp_path / "export", {name: [make_row(name, 0, "s_niah", "pl", "pl", 8000, ["1234567"])]})
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": f"{name}/0", "prediction": "1234567"}])
+    result = run_cli(["score", preds, "--dataset", export, "--truncated", "score", "--missing-policy", "upstream"])
+    assert result.exit_code == 2 and not (tmp_path / "p-report").exists()
+    assert result.output.strip().splitlines()[-1] == (
+        "error: --truncated score has no effect with --missing-policy upstream (truncated outputs are dropped)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from openai_server import Fault, Reply, ServerState, running_server
+from openai_server import Fault, Reply, ServerState
 
 from builders.run.request_settings import RetryPolicy, SamplingSettings
 from builders.run.server.client import ServerClient, retry_after_seconds, split_answer
@@ -28,9 +28,9 @@ def complete(server, prompt: str, *, api="chat", stream=False, retry=FAST, max_t
 
 
 @pytest.fixture
-def server():
-    with running_server(ServerState()) as srv:
-        yield srv
+def server(stand_in):
+    """The stand-in every test here talks to (tests/run/conftest.py)."""
+    return stand_in
 
 
 @pytest.mark.parametrize("api", ["chat", "completions"])

@@ -72,10 +72,10 @@ def test_each_server_counts_in_its_own_way(kind, export, tmp_path):
     assert ("does not report its window" in result.stderr) == (kind == "openai")
 
 
-def test_vllm_is_told_from_its_card(export, tmp_path):
+def test_vllm_is_told_from_its_card(export, tmp_path, stand_in):
     folder, rows = export
-    with running_server(ServerState()) as server:
-        result = invoke(args(server, folder, tmp_path / "p.jsonl", "--dry-run"))
+    server = stand_in
+    result = invoke(args(server, folder, tmp_path / "p.jsonl", "--dry-run"))
     assert "server: vLLM; window 7,990 (max_model_len from GET /v1/models)" in result.output
     assert total_line(result.output)[2] == f"{sum(cl(r['input']) + 7 for r in rows.values()):,}"
 

@@ -16,7 +16,7 @@ from scipy import stats as scipy_stats
 from builders.report.stats.closed_form import (bh_qvalues, binomial_tail, detectable_difference, detectable_from_error,
                                    examples_needed, mcnemar_exact, wilson)
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "scoring.md"
 
 
 @pytest.mark.parametrize("passed, n, low, high", [
