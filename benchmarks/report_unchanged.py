@@ -38,6 +38,7 @@ from pathlib import Path
 import click
 import pyarrow.parquet as pq
 
+from schema_moves import moved
 from score_unchanged import write_predictions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -146,9 +147,18 @@ def commands(export: Path) -> list[tuple[str, list[str], str]]:
     return out
 
 
-def differences(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
-    """The names whose bytes differ (or exist on one side only)."""
-    return [name for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)]
+def differences(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], dict[str, list[str]]]:
+    """(the names whose bytes differ or exist on one side only, the names that differ only by what the schema change
+    moves with the keys moved: ``schema_moves.py``)."""
+    found, moves = [], {}
+    for name in sorted(set(before) | set(after)):
+        if before.get(name) != after.get(name):
+            keys = moved(name, before[name], after[name]) if name in before and name in after else []
+            if keys:
+                moves[name] = keys
+            else:
+                found.append(name)
+    return found, moves
 
 
 @click.command()
@@ -170,7 +180,7 @@ def main(export: Path, before: Path, after: Path, meta: bool, keep: Path | None)
     if meta:
         for name in lines:
             write_meta(preds / f"{name}.jsonl", f"model-{name}", export)
-    found, seconds, files, unexpected = {}, {"before": 0.0, "after": 0.0}, 0, {}
+    found, seconds, files, unexpected, moves = {}, {"before": 0.0, "after": 0.0}, 0, {}, {}
     for side in ("before", "after"):
         shutil.copytree(preds, work / side / "preds")
     for name, args, folder in commands(export):
@@ -182,13 +192,16 @@ def main(export: Path, before: Path, after: Path, meta: bool, keep: Path | None)
             if printed["exit code"] != (b"1" if name == "score partial refused" else b"0"):
                 unexpected[f"{name} ({side})"] = printed["stderr"].decode()[-300:]
         files += len(outputs["before"])
-        if diff := differences(outputs["before"], outputs["after"]):
+        diff, moved_here = differences(outputs["before"], outputs["after"])
+        if diff:
             found[name] = diff
+        moves.update({f"{name}: {file}": keys for file, keys in moved_here.items()})
     if keep is not None:
         shutil.copytree(work, keep, dirs_exist_ok=True)
     shutil.rmtree(work)
     print(json.dumps({"lines": lines, "commands": len(commands(export)), "outputs_compared": files,
-                      "identical": not found, "differences": found, "unexpected_exit_codes": unexpected,
+                      "identical": not found, "differences": found, "moved_by_the_schema": moves,
+                      "unexpected_exit_codes": unexpected,
                       "seconds": {k: round(v, 1) for k, v in seconds.items()}}))
     sys.exit(1 if found or unexpected else 0)
 

@@ -8,6 +8,7 @@ first (the card's task table and every "valid:" list), the reports list tasks fa
 
 from __future__ import annotations
 
+from ..scoring import RULES
 from .family import Task, TaskFamily, TaskForm
 from .families import cwe, niah
 
@@ -18,11 +19,16 @@ TASKS: dict[str, Task] = {}
 def register_family(family: TaskFamily) -> TaskFamily:
     """Add a family and its tasks to the table (the main grid's tasks stay first); returns it.
 
-    ValueError when its name or a task id is taken, or a task is not the family's own.
+    ValueError when its name or a task id is taken, a task is not the family's own, or a task names a scoring rule
+    the scoring package does not have (register the rule first: ``scoring.register_rule``).
     """
     taken = [t.name for t in family.tasks if t.name in TASKS]
     if family.name in FAMILIES or taken:
         raise ValueError(f"family {family.name!r}: {', '.join(taken) or 'its name'} is taken")
+    unknown = sorted({t.scoring_rule for t in family.tasks} - set(RULES))
+    if unknown:
+        raise ValueError(f"family {family.name!r}: no scoring rule {', '.join(map(repr, unknown))}; the scoring "
+                         f"package has {', '.join(RULES)}")
     strangers = [t.name for t in family.tasks if t.family is not family]
     if strangers:
         raise ValueError(f"family {family.name!r}: task(s) {', '.join(strangers)} belong to another family")

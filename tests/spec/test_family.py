@@ -106,9 +106,9 @@ def last_value(text, answers, language, needles, strict):
 def toy_registered():
     """The toy family, its generator and its rule, registered for one test and then taken out again."""
     saved = dict(task_table.FAMILIES), dict(task_table.TASKS)
+    scoring.register_rule(scoring.Rule("toy_last_value", last_value, null_dropped=False, needs_language=False))
     task_table.register_family(TOY)
     generate_rows.register_generator(TOY, toy_fields)
-    scoring.register_rule(scoring.Rule("toy_last_value", last_value, null_dropped=False, needs_language=False))
     try:
         yield TOY
     finally:
@@ -173,6 +173,10 @@ def test_a_familys_record_decides_what_its_configs_may_be(toy_registered):
         parse_config_name("en_toy_vars_8k_at50")
     with pytest.raises(ValueError, match="is taken"):
         task_table.register_family(TOY)
+    other = TaskFamily("other", "OTHER", "", "units", 20, 0.1, False, False, False, "no_such_rule", ())
+    with pytest.raises(ValueError, match="family 'other': no scoring rule 'no_such_rule'; the scoring package has numbers, none, words"):
+        task_table.register_family(
+            TaskFamily(**{**vars(other), "tasks": (ToyTask("other_task", "Other", 1, scoring_rule="no_such_rule"),)}))
     assert task_table.listing_rank("toy_vars") > task_table.listing_rank("cwe_hard")
 
 

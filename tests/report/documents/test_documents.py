@@ -72,6 +72,23 @@ def test_an_older_scores_json_without_intervals_still_reads(folders):
     assert document.dataset is None and document.manifest_sha256() is None and document.overall.ci is None
 
 
+def test_a_scores_json_of_0_2_reads_its_counts_by_family(folders):
+    data = json.loads((folders["paper"] / "scores.json").read_text(encoding="utf-8"))
+    now = ScoresDocument.from_dict(data)
+    assert set(data["null_predictions"]["by_family"]) == set(data["finish_reason_length"]["by_family"]) != set()
+    # 0.2.0 wrote the two families as keys of their own
+    nulls, cut = data["null_predictions"], data["finish_reason_length"]
+    data["null_predictions"] = {"niah": nulls["by_family"].get("niah", 0), "cwe": nulls["by_family"].get("cwe", 0),
+                                "dropped": nulls["dropped"], "counted_wrong": nulls["counted_wrong"]}
+    data["finish_reason_length"] = {"count": cut["count"], "niah": cut["by_family"].get("niah", 0),
+                                    "cwe": cut["by_family"].get("cwe", 0), "unknown": cut["unknown"]}
+    older = ScoresDocument.from_dict(data)
+    assert older.null_predictions.by_family == {"niah": now.null_predictions.by_family.get("niah", 0),
+                                                 "cwe": now.null_predictions.by_family.get("cwe", 0)}
+    assert (older.null_predictions.dropped, older.finish_reason_length.count) == (
+        now.null_predictions.dropped, now.finish_reason_length.count)
+
+
 def test_a_folder_without_examples_is_named(tmp_path, folders):
     (tmp_path / "scores.json").write_bytes((folders["paper"] / "scores.json").read_bytes())
     with pytest.raises(OneRulerError, match="no examples.jsonl"):
