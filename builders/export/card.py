@@ -18,7 +18,7 @@ from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.families.niah import MULTI_VALUE_TASK
 from ..spec.languages import LANGUAGES
 from ..spec.schema import field_table_rows
-from ..spec.tasks import TASKS, get_task
+from ..spec.tasks import FAMILIES, TASKS, get_task
 from .eval_yaml import leaderboards_section
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
@@ -40,6 +40,17 @@ def _num(n: int) -> str:
 def _task_table() -> str:
     rows = [[f"`{name}`", t.paper_name, *t.card_cells, t.gold, t.reserve] for name, t in TASKS.items()]
     return _table(["task", "paper name", "needles", "setup", "gold answer", "reserve (tokens)"], rows)
+
+
+def _family_lines() -> str:
+    """One line per task family: what it is, the unit its context is counted in, its reserve and scoring rule."""
+    lines = []
+    for f in FAMILIES.values():
+        others = ", ".join(f"`{t.name}`: `{t.scoring_rule}`" for t in f.tasks if t.scoring_rule != f.scoring_rule)
+        lines.append(f"- **{f.label}** ({', '.join(f'`{t.name}`' for t in f.tasks)}): {f.summary}; the context is "
+                     f"counted in {f.unit} (`num_units`), {f.reserve} tokens are kept for the answer, scored by the "
+                     f"rule `{f.scoring_rule}`" + (f" ({others})" if others else "") + ".")
+    return "\n".join(lines)
 
 
 def _field_table() -> str:
@@ -235,6 +246,7 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
     return {
         "summary": _summary(configs, present),
         "example_config": example,
+        "family_lines": _family_lines(),
         "task_table": _task_table(),
         "field_table": _field_table(),
         "language_table": _language_table(present),

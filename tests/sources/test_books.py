@@ -10,7 +10,7 @@ from builders.sources.books import clean_book
 
 
 def raw_book(sources, lang: str) -> str:
-    entry = sources._by_kind[("book", lang)]
+    entry = sources._by_role[("book", lang)]
     return sources._paths[entry.path].read_bytes().decode("utf-8")
 
 

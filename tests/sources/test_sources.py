@@ -115,7 +115,7 @@ def test_word_pool_rules_and_errors():
 
 
 def test_cached_copy_that_changed_is_refused(sources):
-    entry = sources._by_kind[("niah_prompt", "pl")]
+    entry = sources._by_role[("niah_prompt", "pl")]
     path = sources._paths[entry.path]
     original = path.read_bytes()
     try:
@@ -128,7 +128,7 @@ def test_cached_copy_that_changed_is_refused(sources):
     assert hashlib.sha256(path.read_bytes()).hexdigest() == entry.sha256
 
 
-def test_each_kind_is_parsed_once_per_language_and_kept(sources):
+def test_each_role_is_parsed_once_per_language_and_kept(sources):
     fresh = type(sources)(sources._paths, sources._entries)
     assert fresh.niah_template("ko") is fresh.niah_template("ko") is fresh.niah.value("ko")
     assert fresh.word_pool("ko") is fresh.pools.value("ko")

@@ -10,7 +10,7 @@ from builders.sources.swahili import SPACED_PHRASES
 
 
 def raw_book(sources, lang: str) -> str:
-    entry = sources._by_kind[("book", lang)]
+    entry = sources._by_role[("book", lang)]
     return sources._paths[entry.path].read_bytes().decode("utf-8")
 
 
