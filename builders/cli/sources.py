@@ -14,13 +14,14 @@ from .options import grid_option, source_options, tokenizer_option
 @cli_errors
 def fetch_command(mirror, cache_dir):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
-    from ..sources.fetch import default_cache_dir, fetch_sources, resolve_mirror
+    from ..sources.fetch import default_cache_dir, fetch_sources
+    from ..sources.mirror import resolve_mirror
 
     report = fetch_sources(mirror=mirror, cache_dir=cache_dir, progress=True)
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
-        f"from {resolve_mirror(mirror)} into {cache_dir or default_cache_dir()}"
+        f"from {resolve_mirror(mirror).describe()} into {cache_dir or default_cache_dir()}"
     )
 
 
