@@ -147,3 +147,17 @@ def test_a_mirror_folder_may_hold_an_alternates_bytes(tmp_path):
                        alternates=(Alternate(hashlib.sha256(copy).hexdigest(), len(copy), ("https://example.invalid/h",)),))
     report = fetch_sources([entry], mirror=str(folder), cache_dir=tmp_path / "c", progress=False)
     assert report.paths["h.json"] == blob_path(tmp_path / "c", hashlib.sha256(copy).hexdigest())
+
+
+def test_the_cli_fetches_ruler_sources_and_names_the_missing_ones(mirrors, punkt_mirror, tmp_path):
+    """`oneruler fetch --sources ruler` from ../shared's mirrors: SQuAD, HotpotQA and english_words.json are not on
+    this machine; everything else is fetched and kept, and one error line names what is missing."""
+    env = {**os.environ, "ONERULER_MIRROR": mirrors, "ONERULER_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
+    res = subprocess.run([sys.executable, "-m", "builders.cli", "fetch", "--sources", "ruler"], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 2, res.stderr[-2000:]
+    error = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "Traceback" not in res.stderr
+    assert "3 pinned files are missing (65 others verified and cached)" in error[0]
+    assert "english_words.json" in error[0] and "dev-v2.0.json" in error[0] and "hotpot_dev_distractor_v1.json" in error[0]
+    assert len([p for p in (tmp_path / "cache" / "sha256").rglob("*") if p.is_file()]) == 3 + 49 + 12 + 1
