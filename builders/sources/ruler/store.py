@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -26,13 +27,19 @@ from .tasks import RulerTasks, parse_ruler_tasks
 from .words import NiahKeys, WonderwordsLists, WordList, cwe_words, parse_english_words, parse_wonderwords
 
 
-def verified_bytes(entry: SourceFile, path: Path) -> bytes:
-    """A cached blob's bytes, re-checked against the entry's pin (or one of its alternates)."""
+def verified(entry: SourceFile, path: Path) -> Fetched:
+    """A cached blob's bytes, re-checked against the entry's pin or one of its alternates, with the entry of the
+    bytes actually read (an alternate's pin and URLs in place of the primary's, so parsed values record them)."""
     data = path.read_bytes()
-    if not entry.accepts(sha256_bytes(data), len(data)):
+    digest = sha256_bytes(data)
+    if not entry.accepts(digest, len(data)):
         raise IntegrityError(f"{entry.path}: cached copy no longer matches its sha256; run `oneruler fetch "
                              "--sources ruler` again")
-    return data
+    if digest == entry.sha256:
+        return entry, data
+    alternate = next(a for a in entry.alternates if a.sha256 == digest)
+    facts = {**entry.facts, "alternate_of": entry.sha256, "digest_source": alternate.digest_source}
+    return replace(entry, sha256=digest, size=len(data), urls=alternate.urls, alternates=(), facts=facts), data
 
 
 def packaged_wonderwords() -> list[Fetched]:
@@ -65,10 +72,11 @@ class RulerSources:
         self._xquad: dict[str, QaDataset] = {}
 
     def fetched(self, kind: str, language: str | None = None) -> list[Fetched]:
-        """The pinned files of one kind (and language), fetched into the cache if needed, with their bytes."""
+        """The pinned files of one kind (and language), fetched into the cache if needed, with their bytes (and the
+        entry of the bytes read: an alternate's pin when the alternate was what could be fetched)."""
         entries = entries_of_kind(self.entries, kind, language)
         report = fetch_sources(entries, mirror=self._mirror, cache_dir=self._cache_dir, progress=self._progress)
-        return [(entry, verified_bytes(entry, report.paths[entry.path])) for entry in entries]
+        return [verified(entry, report.paths[entry.path]) for entry in entries]
 
     def _one(self, kind: str, language: str | None = None) -> Fetched:
         return self.fetched(kind, language)[0]
@@ -134,7 +142,8 @@ class RulerSources:
 
     @cached_property
     def file_hashes(self) -> dict[str, str]:
-        """Upstream path → pinned sha256 of every input RULER's tasks may read (the card's sources)."""
+        """Upstream path → pinned sha256 of every input RULER's tasks may read (the primary pins; a parsed value's
+        ``files`` name the bytes it was actually read from)."""
         hashes = {e.path: e.sha256 for e in self.entries}
         hashes.update({e.path: e.sha256 for e in load_packaged_wordlists()})
         return dict(sorted(hashes.items()))

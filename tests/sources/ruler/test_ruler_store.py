@@ -3,7 +3,9 @@ alone, in one line, and the committed manifests (raw/ruler/*.json) agree with ..
 
 from __future__ import annotations
 
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,8 @@ from conftest import SHARED
 from ruler_fixtures import tiny_mirror  # noqa: F401 (fixture)
 
 from builders.base.errors import SourceError
-from builders.base.files import sha256_file
-from builders.sources.manifest import load_manifest
+from builders.base.files import sha256_bytes, sha256_file
+from builders.sources.manifest import Alternate, load_manifest
 from builders.sources.mirror import MissingSource
 from builders.sources.ruler.pins import PINNED_UPSTREAMS, entries_of_kind, load_pinned, ruler_manifest, source_group
 from builders.sources.ruler.store import RulerSources
@@ -39,6 +41,20 @@ def test_a_missing_kind_fails_alone_and_names_the_file(tiny_mirror, tmp_path):
     assert len(sources.squad.questions) == 3 and sources.english_words.words  # the others still work
     with pytest.raises(SourceError, match="no pinned essay source in the manifest"):
         sources.essays
+
+
+def test_a_parsed_value_records_the_bytes_read_an_alternates_when_it_was_that(tiny_mirror, tmp_path):
+    folder, entries = tiny_mirror
+    hotpot = entries[1]
+    copy = json.dumps(json.loads((folder / hotpot.path).read_bytes())).encode()  # the same JSON, other bytes
+    (folder / hotpot.path).write_bytes(copy)
+    alternate = Alternate(sha256_bytes(copy), len(copy), ("https://example.invalid/copy.json",), "a test copy")
+    primary = replace(hotpot, sha256="0" * 64, alternates=(alternate,))
+    sources = RulerSources(mirror=str(folder), cache_dir=tmp_path / "cache", entries=[primary])
+    (read,) = sources.hotpotqa.files
+    assert (read.sha256, read.size, read.urls, read.alternates) == (alternate.sha256, len(copy), alternate.urls, ())
+    assert read.facts["alternate_of"] == "0" * 64 and read.facts["digest_source"] == "a test copy"
+    assert len(sources.hotpotqa.questions) == 2
 
 
 def test_the_committed_manifests_match_the_mirrors(mirrors):
