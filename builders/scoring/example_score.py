@@ -31,11 +31,18 @@ class ExampleScore:
     category: str
     counted: bool = True
     status: ScoreStatus = "scored"
+    graded: bool = False  # scored by a graded rule (RULER's): the row's score is ``recall``, not ``passed``
+
+    @property
+    def score(self) -> float:
+        """The row's score: its partial credit under a graded rule (RULER's), else 1.0 or 0.0 for pass/fail."""
+        return self.recall if self.graded else float(self.passed)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (for JSON)."""
-        return {"passed": self.passed, "recall": self.recall, "category": self.category, "counted": self.counted,
-                "status": self.status}
+        """Plain dict (for JSON); ``graded`` only when True, so the paper's rows keep their keys."""
+        doc = {"passed": self.passed, "recall": self.recall, "category": self.category, "counted": self.counted,
+               "status": self.status}
+        return {**doc, "graded": True} if self.graded else doc
 
 
 def check_policies(truncation: str, missing_policy: str) -> None:
@@ -49,7 +56,8 @@ def check_policies(truncation: str, missing_policy: str) -> None:
 def _unscored(rule: Rule, is_null: bool, truncation: TruncationPolicy, missing_policy: MissingPolicy) -> ExampleScore:
     """The score of a null or length-truncated output that is not scored as text."""
     dropped = missing_policy == "upstream" or (rule.null_dropped and (is_null or truncation == "paper"))
-    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status="no_response" if is_null else "truncated")
+    return ExampleScore(False, 0.0, "no_answer", counted=not dropped, status="no_response" if is_null else "truncated",
+                        graded=rule.graded)
 
 
 def score_example(
@@ -74,8 +82,9 @@ def score_example(
     "no response": under `missing_policy="paper"` left out of the accuracy where the rule drops it (NIAH)
     and counted wrong otherwise (CWE); under `missing_policy="upstream"` left out for every rule, as are
     length-truncated outputs. Otherwise, when `finish_reason == "length"`, `truncation` decides: "paper"
-    treats the output as no response, "wrong" counts it wrong for every rule, "score" scores the text like
-    any other. The text scored is `extract_answer(prediction, strip_think=..., answer_tag=...)`.
+    treats the output as no response (a rule that scores cut answers as written, RULER's, scores it: that is
+    RULER's own rule), "wrong" counts it wrong for every rule, "score" scores the text like any other. The
+    text scored is `extract_answer(prediction, strip_think=..., answer_tag=...)`.
     """
     chosen = get_rule(rule)
     check_policies(truncation, missing_policy)
@@ -83,13 +92,14 @@ def score_example(
         none_words(instruction_language)  # type: ignore[arg-type]
     text = as_text(prediction)
     truncated = finish_reason == "length"
-    if text is None or (truncated and (missing_policy == "upstream" or truncation != "score")):
+    as_written = truncation == "score" or (truncation == "paper" and chosen.cut_scored)
+    if text is None or (truncated and (missing_policy == "upstream" or not as_written)):
         return _unscored(chosen, text is None, truncation, missing_policy)
     text = extract_answer(text, strip_think=strip_think, answer_tag=answer_tag)
     passed, recall, category = chosen.score(text, answers, instruction_language, needles, strict)
     if category not in CATEGORIES:
         raise ValueError(f"scoring rule {rule!r} gave category {category!r}; valid: {', '.join(CATEGORIES)}")
-    return ExampleScore(passed, recall, category, status="truncated" if truncated else "scored")
+    return ExampleScore(passed, recall, category, status="truncated" if truncated else "scored", graded=chosen.graded)
 
 
 def summarize(scores: Iterable[ExampleScore]) -> dict[str, Any]:

@@ -17,9 +17,10 @@ from .niah_rules import score_numbers
 from .none_words import NONE_WORDS
 from .oneruler_tasks import rule_of
 from .rule_registry import RULES
+from .ruler_rules import score_match_all
 from .word_rules import score_words
 
-SCORING = (values_found, score_numbers, NONE_WORDS, RULES, score_words)  # imported for the copy (see above)
+SCORING = (values_found, score_numbers, NONE_WORDS, RULES, score_match_all, score_words)  # imported for the copy (see above)
 
 _CITATION = """\
 @article{kim2025oneruler,
