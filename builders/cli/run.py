@@ -160,6 +160,8 @@ def _print_plan(result, price_in, price_out, skip_overlong, out: Path | None) ->
     else:
         click.echo(f"dry run: nothing sent. {result.rows} row(s) selected (no predictions file given).")
     click.echo(pre.describe())
+    if result.sharing:
+        click.echo(result.sharing)
     click.echo(render_plan(result.plan, price_in, price_out))
     if pre.overlong and not skip_overlong:
         raise pre.refusal()
@@ -180,6 +182,9 @@ def _print_summary(result, out: Path) -> None:
 
     click.echo(f"{result.sent} row(s) sent: {result.ok} answered, {result.failed} failed; {result.skipped} skipped "
                f"(do not fit the window); {result.already} already done")
+    if result.resent:
+        click.echo(f"{result.resent} request(s) resent after the server's shared KV cache overflowed; concurrency "
+                   f"lowered from {result.concurrency} to {result.concurrency_end}")
     if len(result.servers) > 1:
         click.echo("servers: " + "; ".join(f"{s.base_url} answered {s.answered}, failed {s.failed}"
                                            + (f" (taken out: {s.taken_out})" if s.taken_out else "")
