@@ -1,4 +1,9 @@
-"""Shared fixtures: the real upstream mirror and tokenizers from ../shared (never the network)."""
+"""Shared fixtures: the real upstream mirror and tokenizers from ../shared (never the network).
+
+A session without them stops at once with one line saying what is missing and how to provide it
+(``shared_data.py``; CONTRIBUTING.md, "The test data"); ``ONERULER_TEST_FETCH=1`` fetches them once
+into ``.test-shared/`` in the checkout instead (the one use of the network, asked for by name).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,29 @@ from pathlib import Path
 
 import pytest
 
+from shared_data import FETCH_VARIABLE, TEST_CACHE, fetch_test_data, missing, mirror_folders, what_is_missing
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ONERULER_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
+# ../shared, else what ONERULER_TEST_FETCH=1 fetched once into .test-shared/; a worktree elsewhere: set ONERULER_SHARED
+SHARED = Path(os.environ.get("ONERULER_SHARED") or next(
+    (p for p in (REPO.parent / "shared", REPO / TEST_CACHE) if p.is_dir()), REPO.parent / "shared"))
+
+
+def _test_data() -> list[str]:
+    """What is missing of the test data (after the opt-in fetch, when asked for); sets SHARED to what is used."""
+    global SHARED
+    mirror = os.environ.get("ONERULER_MIRROR") or str(SHARED / "oneruler-upstream")
+    tiktoken_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or str(SHARED / "tokenizers" / "tiktoken")
+    gaps = missing(SHARED, mirror, tiktoken_dir)
+    if gaps and os.environ.get(FETCH_VARIABLE) == "1":
+        SHARED = fetch_test_data(REPO)
+        os.environ["ONERULER_MIRROR"] = str(SHARED / "oneruler-upstream")
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED / "tokenizers" / "tiktoken")
+        gaps = missing(SHARED, os.environ["ONERULER_MIRROR"], os.environ["TIKTOKEN_CACHE_DIR"])
+    return gaps
+
+
+MISSING = _test_data()
 
 # No test writes into the user's real caches: every cache the code or its libraries may use points
 # into a private folder for this test process, removed at exit (set before anything imports them).
@@ -26,13 +52,21 @@ os.environ["MPLCONFIGDIR"] = str(SANDBOX / "matplotlib")
 
 # CI sets these; a developer running plain `pytest` gets the same defaults. Made absolute so that
 # tests which change directory or start subprocesses elsewhere still find them.
-os.environ["ONERULER_MIRROR"] = str(Path(os.environ.get("ONERULER_MIRROR", SHARED / "oneruler-upstream")).resolve())
+os.environ["ONERULER_MIRROR"] = os.pathsep.join(
+    str(p) for p in mirror_folders(os.environ.get("ONERULER_MIRROR") or str(SHARED / "oneruler-upstream")))
 os.environ["TIKTOKEN_CACHE_DIR"] = str(Path(os.environ.get("TIKTOKEN_CACHE_DIR", SHARED / "tokenizers" / "tiktoken")).resolve())
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
-MIRROR = Path(os.environ["ONERULER_MIRROR"])
+MIRROR = mirror_folders(os.environ["ONERULER_MIRROR"])[0]
 HF_TOKENIZERS = SHARED / "tokenizers" / "hf"
+
+
+def pytest_configure(config) -> None:
+    """Without the test data, one line saying what the tests need and how to provide it (exit code 4), instead of
+    hundreds of failures."""
+    if MISSING:
+        raise pytest.UsageError(what_is_missing(MISSING))
 
 
 @pytest.fixture(scope="session")

@@ -11,17 +11,24 @@ from .options import grid_option, source_options, tokenizer_option
 
 @click.command("fetch")
 @source_options
+@click.option("--into", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Also copy the files into DIR in their upstream layout, with a SHA256SUMS: a mirror folder that "
+                   "--mirror / ONERULER_MIRROR can name (the tests' ../shared/oneruler-upstream, CONTRIBUTING.md).")
 @cli_errors
-def fetch_command(mirror, cache_dir):
+def fetch_command(mirror, cache_dir, into):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
-    from ..sources.fetch import default_cache_dir, fetch_sources, resolve_mirror
+    from ..sources.fetch import default_cache_dir, fetch_sources, resolve_mirror, write_mirror
+    from ..sources.manifest import load_manifest
 
-    report = fetch_sources(mirror=mirror, cache_dir=cache_dir, progress=True)
+    entries = load_manifest()
+    report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=True)
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
         f"from {resolve_mirror(mirror)} into {cache_dir or default_cache_dir()}"
     )
+    if into is not None:
+        click.echo(f"wrote a mirror of them to {write_mirror(report, entries, into)} (with SHA256SUMS)")
 
 
 @click.command("list")

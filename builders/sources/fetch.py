@@ -220,3 +220,23 @@ def fetch_sources(
         (report.downloaded if downloaded else report.cached).append(entry.path)
         report.paths[entry.path] = path
     return report
+
+
+def write_mirror(report: FetchReport, entries: Iterable[SourceFile], into: str | os.PathLike) -> Path:
+    """Copy fetched files into ``into`` in their upstream layout, with a ``SHA256SUMS`` of them: a folder that
+    ``mirror``/``ONERULER_MIRROR`` can name. Each file is written to a temp name, then renamed."""
+    from ..base.files import atomic_write_bytes
+
+    root = Path(into).expanduser()
+    sums = []
+    try:
+        for entry in entries:
+            target = root / entry.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.is_file() or sha256_file(target) != entry.sha256:
+                atomic_write_bytes(target, report.paths[entry.path].read_bytes())
+            sums.append(f"{entry.sha256}  {entry.path}")
+        atomic_write_bytes(root / "SHA256SUMS", ("\n".join(sorted(sums, key=lambda s: s[66:])) + "\n").encode())
+    except OSError as exc:
+        raise SourceError(f"cannot write the mirror {root}: {describe_os_error(exc)}") from None
+    return root
