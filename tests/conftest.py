@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -30,7 +31,10 @@ def _test_data() -> list[str]:
     tiktoken_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or str(SHARED / "tokenizers" / "tiktoken")
     gaps = missing(SHARED, mirror, tiktoken_dir)
     if gaps and os.environ.get(FETCH_VARIABLE) == "1":
-        SHARED = fetch_test_data(REPO)
+        try:
+            SHARED = fetch_test_data(REPO)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:  # said in one line at the session's start
+            return [f"{FETCH_VARIABLE}=1 could not fetch the test data ({exc}; what the fetch said is above)"]
         os.environ["ONERULER_MIRROR"] = str(SHARED / "oneruler-upstream")
         os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED / "tokenizers" / "tiktoken")
         gaps = missing(SHARED, os.environ["ONERULER_MIRROR"], os.environ["TIKTOKEN_CACHE_DIR"])

@@ -58,7 +58,9 @@ def missing(shared: Path, mirror: str, tiktoken_dir: str) -> list[str]:
 
 
 def what_is_missing(gaps: list[str]) -> str:
-    """The one line a session without its test data stops with."""
+    """The one line a session without its test data stops with (or the opt-in fetch's failure, as it is)."""
+    if gaps[0].startswith(FETCH_VARIABLE):
+        return gaps[0]
     first = gaps[0] + (f" and {len(gaps) - 1} more" if len(gaps) > 1 else "")
     return (f"the tests need ../shared beside the checkout (or ONERULER_SHARED naming it; ONERULER_MIRROR and "
             f"TIKTOKEN_CACHE_DIR name its parts), and find no {first}: make it as CONTRIBUTING.md says (\"The test "
