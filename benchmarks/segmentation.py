@@ -305,8 +305,11 @@ def lib_version(name: str) -> str:
 # ---------------------------------------------------------------------------------------------
 def mirror_root() -> Path:
     env = os.environ.get("ONERULER_MIRROR")
-    if env:
-        return Path(env[7:] if env.startswith("file://") else env)
+    if env and env.startswith("file://"):
+        return Path(env[7:])
+    if env:  # several folders (os.pathsep): the one holding ONERULER's release
+        folders = [Path(p) for p in env.split(os.pathsep) if p]
+        return next((f for f in folders if (f / "OneRuler").is_dir()), folders[0])
     return (REPO_ROOT / ".." / "shared" / "oneruler-upstream").resolve()
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from shared_data import HF_TOKENIZERS, TIKTOKEN_URLS, fetch_test_data, missing, tiktoken_file, what_is_missing
+from shared_data import HF_TOKENIZERS, OPTIONAL_KINDS, TIKTOKEN_URLS, fetch_test_data, missing, tiktoken_file
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,26 +21,31 @@ def test_a_session_without_shared_stops_at_once_with_one_line(tmp_path):
                           env=env, capture_output=True, text=True, timeout=300)
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("ERROR")]
     assert done.returncode == 4, done.stdout + done.stderr
-    assert said == [f"ERROR: {what_is_missing(missing(tmp_path / 'nowhere', str(tmp_path / 'nowhere' / 'oneruler-upstream'), str(tmp_path / 'nowhere' / 'tokenizers' / 'tiktoken')))}"]
+    assert len(said) == 1 and said[0].startswith("ERROR: the tests need ../shared beside the checkout")
     assert "../shared beside the checkout" in said[0] and "ONERULER_TEST_FETCH=1" in said[0]
     assert "passed" not in done.stdout and "failed" not in done.stdout
 
 
 def test_what_the_tests_need_is_found_in_a_folder_laid_out_like_shared(tmp_path):
+    from builders.sources.ruler.pins import source_group
+
     shared = tmp_path / "shared"
-    gaps = missing(shared, str(shared / "oneruler-upstream"), str(shared / "tokenizers" / "tiktoken"))
+    gaps = missing(shared, [], str(shared / "tokenizers" / "tiktoken"))
     assert len(gaps) == 1 + len(TIKTOKEN_URLS) + len(HF_TOKENIZERS)
-    (shared / "oneruler-upstream").mkdir(parents=True)
-    (shared / "oneruler-upstream" / "SHA256SUMS").write_text("")
+    assert "pinned files the tests read are in no folder of the mirror: no mirror folder" in gaps[0]
+    needed = [e for e in source_group("all") if e.kind not in OPTIONAL_KINDS]
+    halves = [shared / "one", shared / "two"]  # several mirror folders: each file in any one of them is enough
+    for n, entry in enumerate(needed):
+        (halves[n % 2] / entry.path).parent.mkdir(parents=True, exist_ok=True)
+        (halves[n % 2] / entry.path).write_text("")
     for name in TIKTOKEN_URLS:
         (shared / "tokenizers" / "tiktoken").mkdir(parents=True, exist_ok=True)
         (shared / "tokenizers" / "tiktoken" / tiktoken_file(name)).write_text("")
     for name in HF_TOKENIZERS:
         (shared / "tokenizers" / "hf" / name).mkdir(parents=True)
         (shared / "tokenizers" / "hf" / name / "tokenizer.json").write_text("{}")
-    # the mirror variable may name several folders (path separator): one holding SHA256SUMS is enough
-    several = os.pathsep.join([str(tmp_path / "other"), str(shared / "oneruler-upstream")])
-    assert missing(shared, several, str(shared / "tokenizers" / "tiktoken")) == []
+    assert missing(shared, halves, str(shared / "tokenizers" / "tiktoken")) == []
+    assert len(missing(shared, halves[:1], str(shared / "tokenizers" / "tiktoken"))) == 1
 
 
 def test_the_tiktoken_file_names_are_those_of_shared():

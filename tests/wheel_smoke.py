@@ -103,7 +103,8 @@ def clean_env(work: Path) -> dict[str, str]:
     env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     for var in ("ONERULER_MIRROR", "TIKTOKEN_CACHE_DIR"):
         assert env.get(var), f"{var} must name the upstream mirror / tiktoken files (see README, Tests)"
-        env[var] = str(Path(env[var]).resolve())
+        parts = env[var].split(os.pathsep) if var == "ONERULER_MIRROR" else [env[var]]  # several mirror folders
+        env[var] = os.pathsep.join(str(Path(p).resolve()) for p in parts if p)
     return env
 
 
@@ -129,6 +130,8 @@ def check_installed(inst: Installed) -> None:
 def check_build(inst: Installed) -> None:
     """fetch, list, build two configs, verify, show."""
     assert "verified 104 files" in inst.oneruler("fetch").stdout
+    ruler = "from builders.sources.ruler.pins import ruler_manifest; print(len(ruler_manifest()))"
+    assert inst.python(ruler).split() == ["68"]  # raw/ruler/*.json shipped: RULER's 4, 49 essays, 12 XQuAD, 3 more
     assert inst.oneruler("list", "pl_*_8k").stdout.split() == [f"pl_{t}_8k" for t in (
         "s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah", "cwe_easy", "cwe_hard", "s_niah_nonone")]
     inst.oneruler("build", *CONFIGS, "--samples", "2", "--out", "ds", "--quiet")

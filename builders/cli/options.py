@@ -8,7 +8,8 @@ from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 
 mirror_option = click.option(
     "--mirror", envvar="ONERULER_MIRROR", default=None, metavar="PATH_OR_URL",
-    help="Folder, file:// or http(s):// base with the upstream layout (env ONERULER_MIRROR).",
+    help="Folders with the upstream layouts (several separated by ':', ';' on Windows), or one file:// or "
+         "http(s):// base (env ONERULER_MIRROR).",
 )
 cache_option = click.option(
     "--cache-dir", envvar="ONERULER_CACHE", default=None, metavar="DIR",

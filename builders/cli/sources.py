@@ -6,27 +6,33 @@ import click
 
 from ..spec.selection import match_configs
 from .handler import cli_errors
-from .options import grid_option, source_options, tokenizer_option
+from .options import echo_err, grid_option, source_options, tokenizer_option
 
 
 @click.command("fetch")
 @source_options
+@click.option("--sources", "group", type=click.Choice(["oneruler", "ruler", "all"]), default="oneruler",
+              show_default=True, help="Which pinned files: ONERULER's (books, word lists, translations), RULER's "
+                                      "inputs (templates, essays, XQuAD, SQuAD, HotpotQA, word list, Punkt), or all.")
 @click.option("--into", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Also copy the files into DIR in their upstream layout, with a SHA256SUMS: a mirror folder that "
-                   "--mirror / ONERULER_MIRROR can name (the tests' ../shared/oneruler-upstream, CONTRIBUTING.md).")
+              help="Also copy the files into DIR, each at its upstream path, with a SHA256SUMS: a mirror folder that "
+                   "--mirror / ONERULER_MIRROR can name (the tests' mirror, CONTRIBUTING.md).")
 @cli_errors
-def fetch_command(mirror, cache_dir, into):
+def fetch_command(mirror, cache_dir, group, into):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
-    from ..sources.fetch import default_cache_dir, fetch_sources, resolve_mirror, write_mirror
-    from ..sources.manifest import load_manifest
+    from ..sources.fetch import default_cache_dir, fetch_sources, write_mirror
+    from ..sources.mirror import resolve_mirror
+    from ..sources.ruler.pins import source_group
 
-    entries = load_manifest()
+    entries = source_group(group)
     report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=True)
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
-        f"from {resolve_mirror(mirror)} into {cache_dir or default_cache_dir()}"
+        f"from {resolve_mirror(mirror).describe()} into {cache_dir or default_cache_dir()}"
     )
+    if group == "oneruler":
+        echo_err("(ONERULER's sources; RULER's tasks read others: oneruler fetch --sources ruler, or --sources all)")
     if into is not None:
         click.echo(f"wrote a mirror of them to {write_mirror(report, entries, into)} (with SHA256SUMS)")
 

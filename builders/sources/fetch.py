@@ -1,10 +1,13 @@
 """Download pinned upstream files into a content-addressed cache, verifying sha256.
 
-Where bytes come from: ``mirror``/``ONERULER_MIRROR`` (a local folder with the upstream layout, a
-``file://`` URL or an ``http(s)://`` base URL), else the pinned GitHub commit. Where they go:
+Where bytes come from: ``mirror``/``ONERULER_MIRROR`` (local folders, each with an upstream's layout, separated
+by ``os.pathsep``; a ``file://`` URL or an ``http(s)://`` base URL: ``mirror.py``), else each file's pinned
+upstream URLs, then its alternates' (a file whose bytes come in two pinned forms). Where they go:
 ``ONERULER_CACHE`` or the user cache dir, as ``sha256/<ab>/<digest>``; a blob is written to a temp
 file and renamed only after its sha256 checks out, so an interrupted or corrupt download leaves
-nothing behind. Fetching is idempotent: cached blobs are re-hashed, never re-downloaded.
+nothing behind. Fetching is idempotent: cached blobs are re-hashed, never re-downloaded. A file that is
+in no mirror folder (or answered with HTTP 404) does not stop the others: every other file is fetched,
+then one error names the missing ones and how to get them.
 
 Deadlines: every read waits at most ``TIMEOUT_S`` (60 s) for data, and a whole file must arrive
 within ``ONERULER_DOWNLOAD_TIMEOUT`` seconds (default 600: the largest pinned file, 4 MB, at 7 KB/s),
@@ -30,7 +33,8 @@ import platformdirs
 from ..base.errors import IntegrityError, SourceError, describe_os_error, named_setting
 from ..base.files import CHUNK, named_os_error, new_temp_file, sha256_file
 from ..base.progress import iterate
-from .manifest import DEFAULT_BASE_URL, SourceFile, load_manifest
+from .manifest import SourceFile, load_manifest
+from .mirror import Candidate, Mirror, MissingSource, resolve_mirror
 
 TIMEOUT_S = 60
 DOWNLOAD_TIMEOUT_ENV = "ONERULER_DOWNLOAD_TIMEOUT"
@@ -57,23 +61,6 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("oneruler"))
 
 
-def resolve_mirror(mirror: str | os.PathLike | None = None) -> str:
-    """Normalise a mirror (argument, else ``$ONERULER_MIRROR``, else upstream) to a base URL ending in '/'."""
-    mirror = mirror if mirror not in (None, "") else os.environ.get("ONERULER_MIRROR") or None
-    if mirror is None:
-        return DEFAULT_BASE_URL
-    text = os.fspath(mirror)
-    scheme = urllib.parse.urlparse(text).scheme
-    if scheme in ("http", "https", "file"):
-        return text.rstrip("/") + "/"
-    if scheme and len(scheme) > 1:
-        raise SourceError(f"mirror {text!r}: unsupported scheme {scheme!r}; use a folder, file://, http:// or https://")
-    folder = Path(text).expanduser().resolve()
-    if not folder.is_dir():
-        raise SourceError(f"mirror folder {text!r} does not exist (expected the upstream layout, e.g. ../shared/oneruler-upstream)")
-    return folder.as_uri() + "/"
-
-
 def blob_path(cache_dir: Path, sha256: str) -> Path:
     """Where a verified file lives in the content-addressed cache."""
     return cache_dir / "sha256" / sha256[:2] / sha256
@@ -85,11 +72,12 @@ def _open(url: str, timeout: float):
         try:
             return open(path, "rb"), path.stat().st_size
         except FileNotFoundError:
-            raise SourceError(f"{url}: not found in the mirror") from None
+            raise MissingSource(f"{url}: not found in the mirror") from None
     try:
         resp = urllib.request.urlopen(url, timeout=timeout)  # noqa: S310 (http/https only here)
     except urllib.error.HTTPError as exc:
-        raise SourceError(f"{url}: HTTP {exc.code} {exc.reason}") from None
+        kind = MissingSource if exc.code == 404 else SourceError
+        raise kind(f"{url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise SourceError(f"{url}: cannot download ({getattr(exc, 'reason', exc)}); "
                           f"offline? point {named_setting('mirror')}/ONERULER_MIRROR at a local copy") from None
@@ -141,15 +129,20 @@ def _temp_part(cache_dir: Path) -> tuple[int, Path]:
         raise _cache_error(exc) from None
 
 
-def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path, bool]:
-    """Ensure one file is in the cache; returns (blob path, downloaded?). Raises IntegrityError on mismatch."""
-    target = blob_path(cache_dir, entry.sha256)
-    if target.exists():
-        got = sha256_file(target)
-        if got == entry.sha256:
-            return target, False
-        target.unlink()  # a corrupted cache blob is dropped and fetched again
-    url = base_url + urllib.parse.quote(entry.path)
+def _cached(entry: SourceFile, cache_dir: Path) -> Path | None:
+    """The verified cache blob of ``entry`` (or of one of its alternates); a corrupted blob is dropped."""
+    for pin in (entry, *entry.alternates):
+        target = blob_path(cache_dir, pin.sha256)
+        if target.exists():
+            if sha256_file(target) == pin.sha256:
+                return target
+            target.unlink()  # a corrupted cache blob is dropped and fetched again
+    return None
+
+
+def _download(entry: SourceFile, candidate: Candidate, cache_dir: Path) -> Path:
+    """Copy one candidate into the cache, verified against its pin (or any the entry accepts); the blob's path."""
+    url = candidate.url
     seconds = download_deadline()
     fd, tmp = _temp_part(cache_dir)
     try:
@@ -162,16 +155,57 @@ def fetch_file(entry: SourceFile, base_url: str, cache_dir: Path) -> tuple[Path,
             raise _cache_error(named_os_error(exc, tmp)) from None
         if expected_len is not None and size != expected_len:
             raise SourceError(f"{url}: download interrupted: got {size} of {expected_len} bytes")
-        if digest != entry.sha256 or size != entry.size:
+        pin = candidate.pin
+        if not (digest == pin.sha256 and size == pin.size if pin is not None else entry.accepts(digest, size)):
+            pin = pin or entry
+            alternates = len(entry.alternates) if pin is entry else 0
+            others = f" (nor any of its {alternates} alternates)" if alternates else ""
             raise IntegrityError(
                 f"{entry.path}: sha256 {digest} ({size} bytes) from {url} does not match the pinned "
-                f"{entry.sha256} ({entry.size} bytes); refusing it"
+                f"{pin.sha256} ({pin.size} bytes){others}; refusing it"
             )
+        target = blob_path(cache_dir, digest)
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, target)
-        return target, True
+        return target
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _failure(failures: list[SourceError]) -> SourceError:
+    """One error for every place that failed: the first's kind when all agree, else the gravest."""
+    if len(failures) == 1:
+        return failures[0]
+    kinds = {type(f) for f in failures}
+    kind = kinds.pop() if len(kinds) == 1 else IntegrityError if IntegrityError in kinds else SourceError
+    return kind("; then ".join(f.marked for f in failures))
+
+
+def fetch_file(entry: SourceFile, mirror: Mirror, cache_dir: Path) -> tuple[Path, bool]:
+    """Ensure one file is in the cache; returns (blob path, downloaded?).
+
+    Raises IntegrityError on a mismatch, ``MissingSource`` when the mirror does not have it.
+    """
+    cached = _cached(entry, cache_dir)
+    if cached is not None:
+        return cached, False
+    failures: list[SourceError] = []
+    for candidate in mirror.candidates(entry):
+        try:
+            return _download(entry, candidate, cache_dir), True
+        except SourceError as exc:
+            failures.append(exc)
+    raise _failure(failures)
+
+
+def _missing(missing: list[tuple[SourceFile, MissingSource]], fetched: int) -> MissingSource:
+    """One error for the files no mirror had: the first's message, then the others' paths."""
+    (_, first), rest = missing[0], missing[1:]
+    if not rest:
+        return first
+    others = ", ".join(entry.path for entry, _ in rest[:5]) + (f" and {len(rest) - 5} more" if len(rest) > 5 else "")
+    return MissingSource(f"{len(missing)} pinned files are missing ({fetched} others verified and cached): "
+                         f"{first.marked}; also missing: {others}")
 
 
 def _purge_stale_parts(cache_dir: Path) -> None:
@@ -202,12 +236,14 @@ def fetch_sources(
     cache_dir: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> FetchReport:
-    """Fetch (or find in the cache) every given manifest entry (default: all), verified by sha256.
+    """Fetch (or find in the cache) every given manifest entry (default: ONERULER's), verified by sha256.
 
-    Stops at the first failure with an error naming the file; files fetched before it stay cached.
+    A file missing from the mirror does not stop the others: each other file is fetched, then one
+    ``MissingSource`` names the missing ones. Any other failure stops at once with an error naming the
+    file. Files fetched before a failure stay cached.
     """
     entries = list(load_manifest() if entries is None else entries)
-    base_url = resolve_mirror(mirror)
+    where = resolve_mirror(mirror)
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     try:
         cache.mkdir(parents=True, exist_ok=True)
@@ -215,28 +251,37 @@ def fetch_sources(
         raise _cache_error(exc) from None
     _purge_stale_parts(cache)
     report = FetchReport()
+    missing: list[tuple[SourceFile, MissingSource]] = []
     for entry in iterate(entries, desc="fetch", unit="file", enabled=progress):
-        path, downloaded = fetch_file(entry, base_url, cache)
+        try:
+            path, downloaded = fetch_file(entry, where, cache)
+        except MissingSource as exc:
+            missing.append((entry, exc))
+            continue
         (report.downloaded if downloaded else report.cached).append(entry.path)
         report.paths[entry.path] = path
+    if missing:
+        raise _missing(missing, len(report.paths))
     return report
 
 
 def write_mirror(report: FetchReport, entries: Iterable[SourceFile], into: str | os.PathLike) -> Path:
-    """Copy fetched files into ``into`` in their upstream layout, with a ``SHA256SUMS`` of them: a folder that
-    ``mirror``/``ONERULER_MIRROR`` can name. Each file is written to a temp name, then renamed."""
+    """Copy fetched files into ``into``, each at its upstream path, with a ``SHA256SUMS`` of every file the folder
+    holds (lines of an earlier ``--into`` kept): a folder that ``mirror``/``ONERULER_MIRROR`` can name. Each file is
+    written to a temp name, then renamed."""
     from ..base.files import atomic_write_bytes
 
     root = Path(into).expanduser()
-    sums = []
+    sums_file = root / "SHA256SUMS"
     try:
+        sums = {line[66:]: line for line in (sums_file.read_text().splitlines() if sums_file.is_file() else [])}
         for entry in entries:
             target = root / entry.path
             target.parent.mkdir(parents=True, exist_ok=True)
             if not target.is_file() or sha256_file(target) != entry.sha256:
                 atomic_write_bytes(target, report.paths[entry.path].read_bytes())
-            sums.append(f"{entry.sha256}  {entry.path}")
-        atomic_write_bytes(root / "SHA256SUMS", ("\n".join(sorted(sums, key=lambda s: s[66:])) + "\n").encode())
+            sums[entry.path] = f"{entry.sha256}  {entry.path}"
+        atomic_write_bytes(sums_file, "".join(sums[path] + "\n" for path in sorted(sums)).encode())
     except OSError as exc:
         raise SourceError(f"cannot write the mirror {root}: {describe_os_error(exc)}") from None
     return root

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +19,21 @@ MANIFESTS = (SOURCE_MANIFEST, TRANSLATIONS_MANIFEST)  # shipped with the package
 
 
 @dataclass(frozen=True)
+class Alternate:
+    """Other bytes accepted for a pinned file: the same content as another upstream serves it, with its own pin
+    (RULER's fallback copy of HotpotQA is a different serialisation of the official file)."""
+
+    sha256: str
+    size: int
+    urls: tuple[str, ...]
+    digest_source: str = ""
+
+
+@dataclass(frozen=True)
 class SourceFile:
-    """One pinned file: its upstream path, expected sha256 and size, and descriptive facts."""
+    """One pinned file: its path in its upstream repository (and in a mirror folder laid out like it), expected
+    sha256 and size, descriptive facts, where it is downloaded from without a mirror (``urls``, in order; empty:
+    ONERULER's pinned commit) and any other accepted bytes (``alternates``)."""
 
     path: str
     sha256: str
@@ -28,6 +42,16 @@ class SourceFile:
     language: str
     licence: str
     facts: dict = field(default_factory=dict, compare=False, hash=False)
+    urls: tuple[str, ...] = field(default=(), compare=False)
+    alternates: tuple[Alternate, ...] = field(default=(), compare=False)
+
+    def upstream_urls(self) -> tuple[str, ...]:
+        """Where the pinned bytes are downloaded from when no mirror is given, in the order tried."""
+        return self.urls or (DEFAULT_BASE_URL + urllib.parse.quote(self.path),)
+
+    def accepts(self, sha256: str, size: int) -> bool:
+        """Whether bytes with this sha256 and size are the pinned file (or one of its alternates)."""
+        return any(sha256 == pin.sha256 and size == pin.size for pin in (self, *self.alternates))
 
 
 def _read(path: Path) -> dict:

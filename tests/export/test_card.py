@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 import re
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import MIRROR
 
 from builders.export import frontmatter as card
 from builders.export.card import render_card, render_readme
@@ -19,7 +18,7 @@ from builders.spec.configs import iter_standard_configs
 from builders.spec.languages import LANGUAGES
 
 # The shared folder beside the checkout (README: ``../shared``), found through the mirror CI points at.
-PAPER = Path(os.environ["ONERULER_MIRROR"]).resolve().parent / "papers" / "oneruler.txt"
+PAPER = MIRROR.parent / "papers" / "oneruler.txt"
 
 
 def entry(name: str, task: str, ctx: str, inst: str, length: int, exhausted: int = 0) -> dict:
