@@ -20,12 +20,18 @@ from .options import echo_err, grid_option, source_options, tokenizer_option
 @cli_errors
 def fetch_command(mirror, cache_dir, group, into):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
+    from ..base.errors import SourceError
     from ..sources.fetch import default_cache_dir, fetch_sources, write_mirror
     from ..sources.mirror import resolve_mirror
     from ..sources.ruler.pins import source_group
 
     entries = source_group(group)
-    report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=True)
+    try:
+        report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=True)
+    except SourceError:
+        if into is not None:  # the files that did arrive still make a mirror; the error says which did not
+            echo_err(f"wrote {len(write_mirror(entries, cache_dir, into))} of {len(entries)} files to {into}")
+        raise
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
@@ -34,7 +40,8 @@ def fetch_command(mirror, cache_dir, group, into):
     if group == "oneruler":
         echo_err("(ONERULER's sources; RULER's tasks read others: oneruler fetch --sources ruler, or --sources all)")
     if into is not None:
-        click.echo(f"wrote a mirror of them to {write_mirror(report, entries, into)} (with SHA256SUMS)")
+        click.echo(f"wrote a mirror of them to {into} ({len(write_mirror(entries, cache_dir, into))} files, with "
+                   f"SHA256SUMS)")
 
 
 @click.command("list")
