@@ -48,19 +48,44 @@ def fail(message: str, exit_code: int = 2) -> None:
     sys.exit(exit_code)
 
 
+class _Stdout:
+    """Whether stdout's reader went away while a command went on writing its files (``score ... | head``)."""
+
+    left = False
+
+
+def _silence_stdout() -> None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second EPIPE at exit
+
+
+def echo(message: str = "") -> None:
+    """``click.echo`` for a command that writes files after printing: once the reader of stdout has gone
+    (``| head``), the rest of the output is dropped but the command goes on, writes everything, and exits 141."""
+    if _Stdout.left:
+        return
+    try:
+        click.echo(message)
+    except BrokenPipeError:
+        _silence_stdout()
+        _Stdout.left = True
+
+
 def cli_errors(func: F) -> F:
     """Turn our errors, ValueError, every OSError, MemoryError and Ctrl-C into one ``error:`` line and an exit code."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if _Stdout.left:  # the command finished its work; its output's reader had gone
+                sys.exit(EXIT_BROKEN_PIPE)
+            return result
         except OneRulerError as exc:
             fail(exc.worded(flag_of), exc.exit_code)
         except ValueError as exc:
             fail(str(exc), 2)
         except BrokenPipeError:  # `oneruler list '*' | head`: the reader left; nothing to report
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second EPIPE at exit
+            _silence_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # PermissionError, FileNotFoundError, ENOSPC, EROFS, EFBIG, ...
             fail(describe_os_error(exc), 2)

@@ -54,3 +54,6 @@ def leaderboard_command(reports: tuple[Path, ...], dataset: str | None, out_dir:
     click.echo(table_text(board))
     written = write_board(board, out_dir)
     click.echo(f"wrote {', '.join(p.name for p in written)} to {out_dir}")
+    if not any(p.name == "leaderboard.png" for p in written):
+        click.echo("no leaderboard.png: no model has a value on any leaderboard (a local report has one only when it "
+                   "covers a leaderboard's pool in full: docs/publishing.md)")

@@ -68,7 +68,13 @@ class DatasetSource:
                 what = named_setting(given_as) if given_as.isidentifier() else given_as
                 raise OneRulerError(f"{what} applies to Hub datasets; {name} is a local folder")
             return cls(name, None, folder, hub_cache)
-        return cls(name, hub.commit_of(name, revision), None, hub_cache)
+        try:
+            return cls(name, hub.commit_of(name, revision), None, hub_cache)
+        except hub.HubLookupFailed as exc:
+            if "/" in name:  # ORG/NAME: plainly meant for the Hub
+                raise
+            raise OneRulerError(f"dataset {name!r}: no such folder in {Path.cwd()}, and {exc.reason}; give an "
+                                f"export folder (`oneruler build --out DIR`) or a Hub dataset ORG/NAME") from None
 
     def file(self, filename: str) -> Path | None:
         """A file of the dataset as a local path (None: the dataset has no such file)."""

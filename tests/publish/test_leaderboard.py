@@ -46,3 +46,46 @@ def test_gather_without_a_dataset_skips_the_hub_and_says_so():
     merged = gather(None, [])
     assert merged.standings == [] and merged.tasks == []
     assert merged.notes == ["Hub part skipped: no --dataset given; local reports only"]
+
+
+def test_with_nothing_to_plot_no_figure_is_drawn_and_an_old_one_is_removed(tmp_path):
+    from builders.publish.leaderboard_files import figure_png, write_board
+
+    nothing = Board([], [Standing("r1", "local r1", {})], [])  # a local report that covers no leaderboard
+    assert figure_png(nothing) is None and figure_png(Board(["oneruler"], [Standing("m", "hub", {})], [])) is None
+    (tmp_path / "leaderboard.png").write_bytes(b"an earlier run's figure")
+    written = write_board(nothing, tmp_path)
+    assert sorted(p.name for p in written) == ["leaderboard.csv", "leaderboard.md"]
+    assert not (tmp_path / "leaderboard.png").exists()
+
+
+def test_a_long_model_name_fits_the_figure_without_a_layout_warning():
+    import warnings
+
+    from PIL import Image
+
+    from builders.publish.leaderboard_files import LABEL_CHARS, figure_label, figure_png
+
+    long = "organisation-with-a-very-long-name/Some-Model-Name-Instruct-2507-FP8-with-more-words"
+    one = Board(["oneruler"], [Standing(long, "local r1", {"oneruler": Score(50.0)})], [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's "Tight layout not applied" was printed with its file path
+        png = figure_png(one)
+    assert len(figure_label(one.standings[0])) == LABEL_CHARS and "…" in figure_label(one.standings[0])
+    short = figure_png(Board(["oneruler"], [Standing("m", "hub", {"oneruler": Score(50.0)})], []))
+    import io
+    assert Image.open(io.BytesIO(png)).width > Image.open(io.BytesIO(short)).width  # as wide as its labels need
+
+
+def test_only_leaderboards_with_a_value_get_a_panel():
+    import io
+
+    from PIL import Image
+
+    from builders.publish.leaderboard_files import figure_png
+
+    one_panel = Board(["oneruler", "oneruler_8k"], [Standing("m", "hub", {"oneruler": Score(50.0)})], [])
+    two_panels = Board(["oneruler", "oneruler_8k"], [Standing("m", "hub", {"oneruler": Score(50.0),
+                                                                           "oneruler_8k": Score(40.0)})], [])
+    widths = [Image.open(io.BytesIO(figure_png(b))).width for b in (one_panel, two_panels)]
+    assert widths[1] - widths[0] == round(2.6 * 110)  # one panel of 2.6 inches at 110 dpi more

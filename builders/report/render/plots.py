@@ -237,7 +237,7 @@ def none_errors_figure(languages: list[str], counts: dict[str, list[int]], scope
     """The figure of ``none_errors_png``."""
     import numpy as np
 
-    width = max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2)
+    width = min(16.0, max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2))  # 26 languages x 5 models: 16
     fig = _figure(width, 4)
     ax = fig.add_subplot()
     bar = 0.8 / max(1, len(counts))
