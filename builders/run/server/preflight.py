@@ -92,7 +92,7 @@ async def preflight(pool: ServerPool | None, refs: list[RowRef], prompts: Prompt
     import openai
 
     window, warnings = await pool_window(pool, max_model_len, offline_ok)
-    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
+    new_tokens = {r.id: sampling.new_tokens(r.reserve, r.task) for r in refs}
     server = pool.first if pool is not None and any(s.known for s in pool.servers) else None
     known = server.known if server is not None else None
     facts = known.facts if known is not None else None
