@@ -70,3 +70,15 @@ def generator(sources, registry):
     from builders.generate.rows import RowGenerator
 
     return RowGenerator(sources, registry)
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory, source_cache):
+    """The publish tests' world (tests/publish/publish_world.py: build → push → run → score with the real CLI against
+    the Hub and vLLM stand-ins), made once per test process for every publish test file."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests" / "publish"))
+    from publish_world import make_world
+
+    yield from make_world(tmp_path_factory.mktemp("publish"), source_cache)

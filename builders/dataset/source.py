@@ -69,6 +69,12 @@ class DatasetSource:
             return cls(name, None, folder, hub_cache)
         return cls(name, hub.commit_of(name, revision), None, hub_cache)
 
+    @classmethod
+    def on_hub(cls, name: str, revision: str, hub_cache: str | None = None) -> "DatasetSource":
+        """The Hub dataset ``name`` pinned to ``revision``, whatever folder of that name lies in the working directory
+        (a name read from a report is a Hub repo id, never a path)."""
+        return cls(name, hub.commit_of(name, revision), None, hub_cache)
+
     def file(self, filename: str) -> Path | None:
         """A file of the dataset as a local path (None: the dataset has no such file)."""
         if self.folder is not None:
