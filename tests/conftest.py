@@ -189,3 +189,13 @@ def generator(sources, registry):
     from builders.generate.rows import RowGenerator
 
     return RowGenerator(sources, registry)
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory, source_cache):
+    """The Hub tests' world (tests/publish_world.py: build → push → run → score with the real CLI against the Hub and
+    vLLM stand-ins), made once per test process for the publish tests and push's fault tests
+    (tests/publish/test_publish.py, test_hostile_hub.py, tests/export/test_push_faults.py)."""
+    from publish_world import make_world
+
+    yield from make_world(tmp_path_factory.mktemp("publish"), source_cache)

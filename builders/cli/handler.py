@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 a check failed (integrity, verify, score thresholds or 
 2 bad input or an environment problem (names, values, files, a folder locked by another build,
 permission denied, read-only or full disk, file-size limit, out of memory); 130 interrupted (Ctrl-C);
 141 stdout's reader went away (``| head``), silently.
-Every error is one line naming the culprit and what would fix it; never a traceback.
+Every error is one line naming the culprit and what would fix it; never a traceback, never a secret
+(``base/redact.py:redact_text``: URLs shown without user info or query values, tokens hidden).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Callable, TypeVar
 import click
 
 from ..base.errors import OneRulerError, describe_os_error
+from ..base.redact import redact_text
 
 F = TypeVar("F", bound=Callable)
 
@@ -43,8 +45,8 @@ def flag_of(setting: str) -> str:
 
 
 def fail(message: str, exit_code: int = 2) -> None:
-    """Print ``error: message`` to stderr and exit."""
-    click.echo(f"error: {message}", err=True)
+    """Print ``error: message`` to stderr (every URL in it public, no secret of the environment) and exit."""
+    click.echo(f"error: {redact_text(message)}", err=True)
     sys.exit(exit_code)
 
 

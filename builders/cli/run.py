@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from ..run.request_settings import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS, RetryPolicy
+from ..base.retry import RetryPolicy
+from ..run.request_settings import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS
 from ..spec.presets import PRESETS
 from ..run.settings import DEFAULT_CONCURRENCY, LOAD_TIMEOUT_S, ORDERS, RunSettings, ServerSettings, default
 from .handler import cli_errors, echo, fail
@@ -26,7 +27,9 @@ SAMPLING_OPTIONS = [
     click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
                  help="Paper Appendix B.1 settings: o3-mini-high (effort high, 10,000 tokens, temperature 1.0), "
                       "deepseek-r1 (8,000 tokens, temperature 0.6). Explicit options override it."),
-    click.option("--max-tokens", type=int, default=None, help="Max new tokens [default: the row's reserve, 30 NIAH / 50 CWE]."),
+    click.option("--max-tokens", default=None, metavar="N|TASK=N[,...]",
+                 help="Max new tokens: N for every row, TASK=N for a task family (niah, cwe) or a task id (cwe_hard), "
+                      "comma-separated, e.g. cwe=200 [default: the row's reserve, 30 NIAH / 50 CWE]."),
     click.option("--max-tokens-param", type=click.Choice(MAX_TOKENS_PARAMS), default=None,
                  help="Request field for the limit in chat requests [default: max_tokens; o3 preset: max_completion_tokens]."),
     click.option("--temperature", type=float, default=None, help="[default: 0, greedy, the paper's setting]"),

@@ -76,6 +76,12 @@ class DatasetSource:
             raise OneRulerError(f"dataset {name!r}: no such folder in {Path.cwd()}, and {exc.reason}; give an "
                                 f"export folder (`oneruler build --out DIR`) or a Hub dataset ORG/NAME") from None
 
+    @classmethod
+    def on_hub(cls, name: str, revision: str, hub_cache: str | None = None) -> "DatasetSource":
+        """The Hub dataset ``name`` pinned to ``revision``, whatever folder of that name lies in the working directory
+        (a name read from a report is a Hub repo id, never a path)."""
+        return cls(name, hub.commit_of(name, revision), None, hub_cache)
+
     def file(self, filename: str) -> Path | None:
         """A file of the dataset as a local path (None: the dataset has no such file)."""
         if self.folder is not None:

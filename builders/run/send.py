@@ -106,7 +106,7 @@ class Sender:
 
     async def one(self, row: RunRow, bar: RunProgress) -> None:
         """Send one row, check its answer, write its line and count it."""
-        kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api)
+        kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api, row.task)
         try:
             done, server = await self.sent(row, kwargs)
         except NoServerLeft as exc:

@@ -89,3 +89,30 @@ def test_only_leaderboards_with_a_value_get_a_panel():
                                                                            "oneruler_8k": Score(40.0)})], [])
     widths = [Image.open(io.BytesIO(figure_png(b))).width for b in (one_panel, two_panels)]
     assert widths[1] - widths[0] == round(2.6 * 110)  # one panel of 2.6 inches at 110 dpi more
+
+
+def test_a_published_value_is_checked_before_it_is_shown():  # issue 36, case 4
+    from builders.publish.leaderboard import checked_score
+
+    notes = "95 % CI 80.00–90.00 (cluster bootstrap over example indices)"
+    assert checked_score(85.0, notes) == (Score(85.0, 80.0, 90.0), None)
+    for value, why in ((250, "value 250 is not a percentage within 0–100"), (-5, "value -5 is not a percentage"),
+                       (float("nan"), "value nan is not"), (1e308, "value 1e+308 is not"), ("a word", "value 'a word' is not a number"),
+                       (True, "value True is not a number")):
+        score, said = checked_score(value, notes)
+        assert score is None and said.startswith(why), (value, said)
+    assert checked_score(95.0, notes) == (Score(95.0), "its interval 80–90 does not hold its value 95: shown without it")
+    assert checked_score(60.0, "95 % CI 90.00–10.00 (x)")[0] == Score(60.0)  # reversed: dropped
+
+
+def test_a_model_published_several_times_is_shown_once():  # issue 36, case 5
+    from builders.publish.hub import PublishedResult
+    from builders.publish.leaderboard import one_per_model
+
+    found = [PublishedResult("a/m", ".eval_results/x.yaml", 1, False), PublishedResult("a/m", ".eval_results/x.yaml", 3, False),
+             PublishedResult("b/m", ".eval_results/x.yaml", 2, False), PublishedResult("b/m", ".eval_results/x.yaml", None, False),
+             PublishedResult("c/m", ".eval_results/x.yaml", 4, False), PublishedResult("c/m", ".eval_results/x.yaml", 4, False)]
+    kept, notes = one_per_model(found)
+    assert [(r.model, r.pull_request) for r in kept] == [("a/m", 3), ("b/m", None), ("c/m", 4)]
+    assert notes == ["a/m: shown once, from pull request #3; also published in #1 (left out)",
+                     "b/m: shown once, from main; also published in #2 (left out)"]

@@ -15,7 +15,7 @@ from ..render.plots import (GridCell, depth_png, difference_png, group_curves_pn
 from ..render.tables import cell_text, render_rows
 from ..stats.cells import Cell
 from ..views.depth import DepthCell, depth_title, report_depth_cells
-from ..views.effective import ALL_LANGUAGES, ONE_LENGTH, EffectiveLength, effective_lengths
+from ..views.effective import ALL_LANGUAGES, EffectiveLength, effective_lengths
 from ..views.heatmap import HeatmapGrid, heatmap
 from .load import ModelReport
 from .paired import TESTS_LINE, PairedCell, headline, pair_summary, paired_cells, pairing
@@ -76,11 +76,11 @@ def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
 
 
 def _effective_text(e: EffectiveLength | None) -> str:
-    """``32k (8k)``: the estimate and, in brackets, the length held with 95 % confidence; a lone length once."""
+    """``32k (8k)``: the estimate and, in brackets, the length held with 95 % confidence; an undetermined one once."""
     if e is None:
         return "-"
-    if e.effective_length == e.effective_length_conservative == ONE_LENGTH:
-        return ONE_LENGTH
+    if e.effective_length == e.effective_length_conservative and e.effective_length.startswith("not determined"):
+        return e.effective_length
     return f"{e.effective_length} ({e.effective_length_conservative})"
 
 

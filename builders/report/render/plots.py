@@ -224,7 +224,8 @@ def group_curves_png(lengths: list[str], curves: dict[str, list], model: str) ->
         ax.set_ylabel("accuracy (%), all tasks")
         ax.set_title(wrap_title(f"{model}: by {what} (bands: 95 % intervals)", 4.5), fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower left")
+        if ax.get_legend_handles_labels()[0]:  # no curve: no counted row in any group (no empty legend, no warning)
+            ax.legend(fontsize=8, loc="lower left")
     return _png(fig)
 
 

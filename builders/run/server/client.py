@@ -16,15 +16,14 @@ every request, the URL shown (``shown``) has neither, and error texts are scrubb
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ...base.errors import OneRulerError, named_setting
+from ...base.retry import RetryPolicy, retry_after_seconds
 from ...scoring import split_reasoning
-from ..request_settings import RetryPolicy
 from ..settings import LOAD_TIMEOUT_S
 from .answers import AnswerParts, BadAnswer, ModelList, StreamReader, answer_parts, model_list, parse_json
 from .secrets import BaseAddress, redact
@@ -70,30 +69,6 @@ def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str |
     thought, answer = split_reasoning(content or "")
     parts = [p for p in (reasoning, thought) if p]
     return answer, "\n".join(parts) if parts else None
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` of a response, in seconds."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return float(millis) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):  # neither seconds nor an HTTP date: fall back to our own backoff
-        return None
-    return max(0.0, parsed.timestamp() - time.time())
 
 
 class ServerClient:

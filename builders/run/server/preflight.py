@@ -122,7 +122,7 @@ async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts
     import openai
 
     window, warnings = await servers_window(balancer, max_model_len, offline_ok)
-    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
+    new_tokens = {r.id: sampling.new_tokens(r.reserve, r.task) for r in refs}
     server = balancer.first if balancer is not None and any(s.known for s in balancer.servers) else None
     known = server.known if server is not None else None
     facts = known.facts if known is not None else None
