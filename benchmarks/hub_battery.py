@@ -464,8 +464,8 @@ def main() -> int:
 
     work = args.work or Path(tempfile.mkdtemp(prefix="oneruler-battery-"))
     root = work / "world"
+    root.mkdir(parents=True, exist_ok=True)
     if args.export is not None and not (root / "export").exists():
-        root.mkdir(parents=True, exist_ok=True)
         shutil.copytree(args.export, root / "export")
     cache = work / "source-cache"
     cache.mkdir(parents=True, exist_ok=True)
