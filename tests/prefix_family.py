@@ -89,7 +89,8 @@ def prefix_row(config: str, index: int, words: int = 40, prefix: str | None = No
     lang = config.split("_", 1)[0]
     text = (f"Some text. row {config}/{index} " + HAYSTACK * words + f"The special number is {gold(config, index)}. "
             + HAYSTACK * 3 + "What is the special number mentioned in the provided text?")
-    answer_prefix = f" The special number mentioned in the provided text is" if prefix is None else prefix
+    # like RULER's, it starts with a space; the number in it is no answer: scored with it, a row fails (``numbers``)
+    answer_prefix = " The special number of the 12 lines above is" if prefix is None else prefix
     return {
         "id": f"{config}/{index}", "config": config, "task": TASK, "context_language": lang,
         "instruction_language": lang, "length": 8000, "tokenizer": "cl100k_base", "input": text,

@@ -20,8 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-PREFILL = "assistant prefill"
-APPENDED = "appended to the prompt"
+from ..spec.family import APPENDED, PREFILL, continuation
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,7 @@ class PrefixForm:
 
     def continuation(self, content: str | None, prompt: Prompt) -> str | None:
         """The model's answer without the prefix a server repeats before it (only where this form says it does)."""
-        if self.echoed and prompt.prefix and content is not None and content.startswith(prompt.prefix):
-            return content[len(prompt.prefix):]
-        return content
+        return continuation(content, prompt.prefix) if self.echoed else content
 
 
 SENT_AS_BEFORE = PrefixForm()  # rows without a prefix: one user message, as every run sent them

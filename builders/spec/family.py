@@ -19,6 +19,15 @@ from typing import Callable, Protocol
 # prefix): ``input`` is the prompt without them, and ``run``, lm-eval and Inspect send them after the chat template
 # (a prefilled assistant turn) where the server continues one, else after the prompt. Keyed on the field, never a task.
 ANSWER_PREFIX = "answer_prefix"
+PREFILL, APPENDED = "assistant prefill", "appended to the prompt"  # the two ways it is sent, as runs and logs say
+
+
+def continuation(answer: str | None, prefix: str | None) -> str | None:
+    """The model's continuation of an answer prefix: ``answer`` without a copy of the prefix it begins with (a server
+    that continues a prefill may return the prefix first: llama.cpp does)."""
+    if answer is not None and prefix and answer.startswith(prefix):
+        return answer[len(prefix):]
+    return answer
 
 # The datatypes a family's own row field may have (``spec/schema.py`` turns them into ``datasets`` features).
 FIELD_TYPES: tuple[str, ...] = ("string", "bool", "int32", "int64", "float64", "list<string>")
