@@ -3,7 +3,7 @@
 
 ``RunMeta`` is the file: the settings a resumed run must keep (model, API, sampling, dataset,
 selection), one ``SessionRecord`` per invocation that wrote lines (``runs``; each with its
-``ServerRecord``s), and what ``--batch-requests`` (``BatchRecord``, ``BatchFile``), ``ingest``
+``ServerRecord``s and, when a row to send had an answer prefix, how it was sent: ``PrefixRecord``), and what ``--batch-requests`` (``BatchRecord``, ``BatchFile``), ``ingest``
 (``IngestRecord``) and ``merge`` (``ShardRecord``) add. ``run/files/meta.py`` reads and writes the
 file through ``RunMeta.from_json`` and ``to_json``; ``score`` copies the record into scores.json.
 

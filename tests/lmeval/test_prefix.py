@@ -51,14 +51,14 @@ def replies(rows: list[dict]) -> dict[str, str]:
     return {r["input"]: f" {gold(CONFIG, r['index']) if r['index'] != 1 else '1000003'}." for r in rows}
 
 
-def run_lm_eval(server: ChatServer, folder: Path, out: Path, source_cache: Path) -> tuple[dict, list[Path]]:
+def run_lm_eval(server: ChatServer, folder: Path, out: Path, source_cache: Path, *extra: str) -> tuple[dict, list[Path]]:
     include = out.parent / "tasks"
     shutil.copytree(Path(lm_eval_path()), include, ignore=shutil.ignore_patterns("__pycache__"))
     entry = TaskEntry(LM_EVAL_NAME, CONFIG, TASK, 20, prefilled=True)
     (include / "oneruler" / f"{LM_EVAL_NAME}.yaml").write_text(task_yaml(entry), encoding="utf-8")
     cmd = [sys.executable, "-c", RUN, "--model", "local-chat-completions", "--model_args",
            f"model=stand-in-model,base_url={server.url}", "--apply_chat_template", "--tasks", LM_EVAL_NAME,
-           "--include_path", str(include), "--output_path", str(out), "--log_samples"]
+           "--include_path", str(include), "--output_path", str(out), "--log_samples", *extra]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")]),
            "ONERULER_CACHE": str(source_cache), "ONERULER_DATASET": str(folder), "HF_HUB_OFFLINE": "1",
            "HF_DATASETS_OFFLINE": "1"}
@@ -78,15 +78,22 @@ def test_the_task_file_names_the_prefix_field_only_where_rows_have_one():
         assert get_task(TASK).family.prefills and not get_task("s_niah").family.prefills
 
 
-@pytest.mark.parametrize("echo", [False, True], ids=["continuation", "prefix-repeated"])
-def test_lm_eval_prefills_the_answer_prefix_and_scores_the_continuation(export, tmp_path, source_cache, echo):
+VLLM_FIELDS = ("--gen_kwargs", "continue_final_message=true,add_generation_prompt=false")
+
+
+@pytest.mark.parametrize("echo, extra", [(False, ()), (True, ()), (False, VLLM_FIELDS)],
+                         ids=["continuation", "prefix-repeated", "vllm-fields"])
+def test_lm_eval_prefills_the_answer_prefix_and_scores_the_continuation(export, tmp_path, source_cache, echo, extra):
     folder, rows = export
     with ChatServer(replies(rows), echo_prefill=echo) as server:
-        results, samples = run_lm_eval(server, folder, tmp_path / "out", source_cache)
+        results, samples = run_lm_eval(server, folder, tmp_path / "out", source_cache, *extra)
     assert not server.unknown, server.unknown
     sent = sorted((r["prompt"], r["prefill"]) for r in server.requests)
     assert sent == sorted((r["input"], r["answer_prefix"]) for r in rows)  # the prefix as the assistant's turn
     assert all(r["max_tokens"] == 20 and not r.get("stop") for r in server.requests)
+    # what docs/lm-eval.md tells a vLLM user to add reaches the request body as vLLM reads it
+    fields = {(r.get("continue_final_message"), r.get("add_generation_prompt")) for r in server.requests}
+    assert fields == ({(True, False)} if extra else {(None, None)})
     assert results["results"][LM_EVAL_NAME]["acc,none"] == pytest.approx(2 / 3)
     merged = tmp_path / "samples.jsonl"
     merged.write_bytes(b"".join(p.read_bytes() for p in samples))

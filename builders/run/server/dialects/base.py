@@ -63,6 +63,17 @@ class Dialect:
         """Tokens of ``prompt`` sent in ``form`` by the run (chat template or BOS included); None: cannot count."""
         return None
 
+    async def prefill_if_templated(self, server: ServerProbe, path: str, key: str, sample: Prompt,
+                                   prefill: PrefixForm, closed: str) -> PrefixForm:
+        """``prefill`` if the server's own templating (``path``, its text under ``key``) of ``sample`` sent as a prefill
+        ends with the prefix, else appended, saying why (``closed``: what the server did instead)."""
+        reply = await server.post_json(path, {"model": server.model, "messages": prefill.messages(sample)})
+        if ends_with_prefix(reply.get(key) if isinstance(reply, dict) else None, sample.prefix):
+            return prefill
+        problem = server.problems.pop(path, None)  # said here: not a problem of the counts
+        said = f"failed ({problem})" if problem else closed
+        return appended(f"{self.name}'s {path} of the first row with a prefix as a final assistant message {said}")
+
 
 def appended(why: str) -> PrefixForm:
     """The prefix appended to the prompt (RULER's base template), and why."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import Dialect, ServerFacts, appended, ends_with_prefix, positive_int, prefilled
+from .base import Dialect, ServerFacts, positive_int, prefilled
 
 CAPACITY_ERROR = "Context size has been exceeded"  # every request in flight, when together they overflow the cache
 MORE_AT_ONCE = ("restart llama-server with --ctx-size {together} (the {slots} longest requests together in its shared "
@@ -88,13 +88,9 @@ class LlamaCpp(Dialect):
         prefill = prefilled("llama.cpp continues a final assistant message (prefill_assistant): its /apply-template "
                             "of the first row with a prefix ends with the prefix; the prefix it repeats at the start "
                             "of each answer is cut off", echoed=True)
-        reply = await server.post_json("/apply-template", {"messages": prefill.messages(sample)})
-        if ends_with_prefix(reply.get("prompt") if isinstance(reply, dict) else None, sample.prefix):
-            return prefill
-        problem = server.problems.pop("/apply-template", None)  # said here: not a problem of the counts
-        said = f"failed ({problem})" if problem else ("ends the assistant's turn after it (a built-in template without "
-                                                      "Jinja, --no-jinja, or --no-prefill-assistant)")
-        return appended(f"llama.cpp's /apply-template of the first row with a prefix as a final assistant message {said}")
+        return await self.prefill_if_templated(server, "/apply-template", "prompt", sample, prefill,
+                                               "ends the assistant's turn after it (a built-in template without Jinja, "
+                                               "--no-jinja, or --no-prefill-assistant)")
 
     async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
         """Tokens of the templated prompt, by the server's own template and tokenizer."""

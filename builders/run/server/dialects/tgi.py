@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import Dialect, ServerFacts, appended, ends_with_prefix, positive_int, prefilled
+from .base import Dialect, ServerFacts, positive_int, prefilled
 
 
 class Tgi(Dialect):
@@ -45,13 +45,9 @@ class Tgi(Dialect):
         """A prefill if ``/chat_tokenize`` of the sample with its prefix as the assistant's ends with the prefix."""
         prefill = prefilled("TGI continues a final assistant message: its /chat_tokenize of the first row with a "
                             "prefix ends with the prefix")
-        reply = await server.post_json("/chat_tokenize", {"model": server.model, "messages": prefill.messages(sample)})
-        if ends_with_prefix(reply.get("templated_text") if isinstance(reply, dict) else None, sample.prefix):
-            return prefill
-        problem = server.problems.pop("/chat_tokenize", None)  # said here: not a problem of the counts
-        said = f"failed ({problem})" if problem else ("does not end with the prefix (the model's chat template changes "
-                                                      "the message, so TGI cannot find it to continue)")
-        return appended(f"TGI's /chat_tokenize of the first row with a prefix as a final assistant message {said}")
+        return await self.prefill_if_templated(server, "/chat_tokenize", "templated_text", sample, prefill,
+                                               "does not end with the prefix (the model's chat template changes the "
+                                               "message, so TGI cannot find it to continue)")
 
     async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
         """Tokens from ``/chat_tokenize`` (chat) or ``/tokenize`` (completions)."""
