@@ -20,13 +20,13 @@ from .dialects.base import appended
 
 
 def first_prefixed(refs: list[RowRef], selection: Selection) -> Prompt | None:
-    """The prompt of the first row to send that has an answer prefix (None: no such row)."""
-    config = next((r.config for r in refs if r.config in selection.prefixed), None)
-    if config is None:
-        return None
-    with closing(selection.prompts([r for r in refs if r.config == config])) as batches:
+    """The prompt of the first row to send that has an answer prefix (None: no such row); prompts are read config by
+    config, only until one is found (the first config of a family with prefixes, as a rule)."""
+    with closing(selection.prompts([r for r in refs if r.config in selection.prefixed])) as batches:
         for batch in batches:
-            return next((row.prompt for row in batch if row.answer_prefix), None)
+            found = next((row.prompt for row in batch if row.answer_prefix), None)
+            if found is not None:
+                return found
     return None
 
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from dialect_servers import DialectHandler, DialectState
 from openai_server import Fault, Reply, ServerState, running_server
-from prefix_family import TASK, gold, prefix_rows, registered
+from prefix_family import TASK, gold, prefix_row, prefix_rows, registered
 from run_fixtures import make_row, write_export
 
 from builders.cli import cli
@@ -241,3 +241,36 @@ def test_batch_request_files_carry_the_prefix_as_the_run_would_send_it(export, t
     written = {json.loads(x)["custom_id"]: json.loads(x)["body"] for x in alone.read_text().splitlines()}
     assert written[row["id"]]["messages"] == [{"role": "user", "content": row["input"] + row["answer_prefix"]}]
     assert "continue_final_message" not in alone.read_text()
+
+
+def test_servers_that_take_it_differently_get_it_appended(export, tmp_path, stand_in):
+    folder, rows = export
+    other = DialectState("llama.cpp", prefill_assistant=False)
+    out = tmp_path / "p.jsonl"
+    with running_server(other, DialectHandler) as second:
+        args = ["run", str(folder), PREFIXED, "--base-url", stand_in.base_url, "--base-url", second.base_url,
+                "--model", "test-model", "--out", str(out), "--retry-wait", "0.01", "--quiet"]
+        done = CliRunner().invoke(cli, args, catch_exceptions=False, env={"OPENAI_API_KEY": ""})
+    assert done.exit_code == 0, done.output + done.stderr
+    recorded = meta_prefix(out)
+    assert recorded["sent_as"] == "appended to the prompt"
+    assert recorded["why"].startswith("the servers take it differently (") and ": assistant prefill; " in recorded["why"]
+    sent = [r.body for state in (stand_in.state, other) for r in state.requests(CHAT)]
+    assert len(sent) == 2 and all(len(body["messages"]) == 1 and "continue_final_message" not in body for body in sent)
+
+
+
+def test_the_form_is_asked_with_a_row_to_send_that_has_a_prefix_whichever_config_holds_it(family, tmp_path, stand_in):
+    # the config sent first (the longest) has a prefix only on a row --limit 1 leaves out; the next one has prefixes
+    first, second = f"en_{TASK}_16k", f"en_{TASK}_32k"
+    rows = {first: [prefix_row(first, 0, words=80, prefix=""), prefix_row(first, 1, words=80)],
+            second: prefix_rows(second, 2)}
+    folder = write_export(tmp_path / "export", rows)
+    out = tmp_path / "p.jsonl"
+    done = run(stand_in, folder, out, "--limit", "1")
+    assert done.exit_code == 0, done.output + done.stderr
+    assert meta_prefix(out)["sent_as"] == "assistant prefill"
+    sent = {r.row: r.body["messages"] for r in stand_in.state.requests(CHAT)}
+    assert sent == {f"{first}/0": [{"role": "user", "content": rows[first][0]["input"]}],
+                    f"{second}/0": [{"role": "user", "content": rows[second][0]["input"]},
+                                    {"role": "assistant", "content": rows[second][0]["answer_prefix"]}]}
