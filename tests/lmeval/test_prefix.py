@@ -95,6 +95,11 @@ def test_lm_eval_prefills_the_answer_prefix_and_scores_the_continuation(export, 
     fields = {(r.get("continue_final_message"), r.get("add_generation_prompt")) for r in server.requests}
     assert fields == ({(True, False)} if extra else {(None, None)})
     assert results["results"][LM_EVAL_NAME]["acc,none"] == pytest.approx(2 / 3)
+    # what docs/lm-eval.md says the logged samples record: the messages sent, and the server's text as it came back
+    logged = [json.loads(x) for p in samples for x in p.read_text(encoding="utf-8").splitlines()]
+    assert [json.loads(s["arguments"]["gen_args_0"]["arg_0"][0])[-1] for s in logged] == [
+        {"role": "assistant", "content": s["doc"]["answer_prefix"]} for s in logged]
+    assert {s["resps"][0][0].startswith(s["doc"]["answer_prefix"]) for s in logged} == {echo}
     merged = tmp_path / "samples.jsonl"
     merged.write_bytes(b"".join(p.read_bytes() for p in samples))
     scored = CliRunner().invoke(cli, ["score", str(merged), "--dataset", str(folder), "--out", str(tmp_path / "r")])
