@@ -27,11 +27,11 @@ FILE_PATH = re.compile(r"^/v1/files/([\w-]+)/content$")
 
 def answer_line(state, request: dict, n: int) -> dict:
     """The batch output line of one request line, answered by the stand-in's scripted model."""
-    from openai_server import completion
+    from openai_server import completion, user_text
 
     body = request["body"]
     chat = request["url"] == "/v1/chat/completions"
-    prompt = body["messages"][-1]["content"] if chat else body["prompt"]
+    prompt = user_text(body) if chat else body["prompt"]
     status, obj, _ = completion(state, body, chat, state.identify(prompt))
     return {"id": f"batch_req_{n}", "custom_id": request["custom_id"],
             "response": {"status_code": status, "request_id": f"req_{n}", "body": obj}, "error": None}

@@ -13,6 +13,10 @@ names (``vllm/entrypoints/openai/protocol.py``):
   carries vLLM's ``reasoning_content``; ``finish_reason`` is ``length`` when ``max_tokens``
   (or ``max_completion_tokens``) cuts the reply, and a prompt + ``max_tokens`` over
   ``max_model_len`` is refused with HTTP 400 as vLLM does.
+- An assistant prefill (a final assistant message): ``continue_final_message`` with
+  ``add_generation_prompt`` left true (its default) is refused with HTTP 400 as vLLM refuses it, on
+  the completions and on ``/tokenize``; the reply is the continuation alone (vLLM's ``echo`` is off).
+  The row is told from the user message, whatever follows it.
 
 The "model" is a script: a test sets the reply per row id (read from the prompt, see
 :meth:`ServerState.identify`) and faults to return first (HTTP 429 with ``Retry-After``, 500, a
@@ -136,6 +140,16 @@ class ServerState:
     def count(self, text: str) -> int:
         """Tokens of a text (cl100k_base, no special tokens)."""
         return len(self.encoding.encode(text, disallowed_special=()))
+
+    def prefill_error(self, body: dict) -> str | None:
+        """vLLM's refusal of a chat request that asks to continue the final message and to open a new turn."""
+        if body.get("continue_final_message") and body.get("add_generation_prompt", True):
+            return "Cannot set both `continue_final_message` and `add_generation_prompt` to True."
+        return None
+
+    def shown(self, body: dict, reply: Reply) -> Reply:
+        """The answer as the server returns it (vLLM: the model's reply; a server that repeats a prefill: after it)."""
+        return reply
 
     def prompt_tokens(self, body: dict, chat: bool) -> int:
         """Tokens of a request's prompt as this server counts it (chat template or BOS included)."""
@@ -302,12 +316,13 @@ class Handler(BaseHTTPRequestHandler):
         state = self.server.state
         if self.path == "/tokenize" and state.tokenize_enabled:
             self._record(body)
-            return self._tokenize(body)
+            refused = state.prefill_error(body) if "messages" in body else None
+            return self._error(400, refused) if refused else self._tokenize(body)
         if self.path not in ("/v1/chat/completions", "/v1/completions"):
             self._record(body)
             return self._error(404, f"no route {self.path}")
         chat = self.path == "/v1/chat/completions"
-        prompt = body["messages"][-1]["content"] if chat else body["prompt"]
+        prompt = user_text(body) if chat else body["prompt"]
         row = state.identify(prompt)
         self._record(body, row)
         if not self._authorized():
@@ -401,8 +416,16 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def user_text(body: dict) -> str:
+    """The content of a chat request's last user message (a prefill's assistant message may follow it)."""
+    return next((m.get("content") or "" for m in reversed(body["messages"]) if m.get("role") == "user"), "")
+
+
 def completion(state: ServerState, body: dict, chat: bool, row: str | None) -> tuple[int, dict, tuple]:
     """(HTTP status, response or error object, (reply, finish, usage) for streaming) of one completion request."""
+    refused = state.prefill_error(body) if chat else None
+    if refused:
+        return 400, error_object(400, refused), ()
     prompt_tokens = state.prompt_tokens(body, chat)
     max_tokens = body.get("max_completion_tokens") or body.get("max_tokens") or 16
     if state.max_model_len is not None and prompt_tokens + max_tokens > state.max_model_len:
@@ -414,6 +437,7 @@ def completion(state: ServerState, body: dict, chat: bool, row: str | None) -> t
     scripted = state.replies.get(row or "") or state.default_reply(row)
     stop = body.get("stop") or []
     reply, finish, n = truncate(state, scripted, max_tokens, [stop] if isinstance(stop, str) else stop)
+    reply = state.shown(body, reply)
     read = state.prompt_read if state.prompt_read is not None else prompt_tokens
     usage = {"prompt_tokens": read, "total_tokens": read + n, "completion_tokens": n, "prompt_tokens_details": None}
     if chat:

@@ -7,7 +7,9 @@ and what the metrics group by: ``config``, ``language`` (``pl``, or ``ko-en`` fo
 pair), ``task``, ``length`` (``8k``), ``tokenizer`` (the alias that measured the length,
 ``cl100k`` = text-control) and ``index`` (the example index: rows of one index share their draws
 across configs, the cluster of the standard error). ``depths`` lists the needles' nominal depths
-in percent (empty for CWE); ``reserve`` is the row's answer budget, its ``max_tokens``.
+in percent (empty for CWE); ``reserve`` is the row's answer budget, its ``max_tokens``. A row of a
+family with an answer prefix carries it as ``answer_prefix`` (the input is the prompt without it):
+the task's solver sends it (``task.py``).
 """
 
 from __future__ import annotations
@@ -19,21 +21,28 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from ..taskrows.loaded import TASK_COLUMNS, task_rows
 from ..taskrows.source import RowSource
 from ..spec.configs import parse_config_name, render_length
+from ..spec.family import ANSWER_PREFIX
 from ..spec.ids import id_order
+
 
 def sample_metadata(row: dict, config: str, alias: str) -> dict[str, Any]:
     """The metadata of one row's sample (``config``: its text-control name, ``alias``: the measuring tokenizer)."""
     spec = parse_config_name(config)
     needles = [dict(n) for n in row["needles"] or ()]
-    return {"config": row["config"], "language": spec.languages, "context_language": spec.context_language,
-            "instruction_language": row["instruction_language"], "task": row["task"],
-            "length": render_length(spec.length), "tokenizer": alias, "index": id_order(row["id"])[1],
-            "depths": [n["depth"] for n in needles], "needles": needles, "reserve": row["reserve"]}
+    metadata = {"config": row["config"], "language": spec.languages, "context_language": spec.context_language,
+                "instruction_language": row["instruction_language"], "task": row["task"],
+                "length": render_length(spec.length), "tokenizer": alias, "index": id_order(row["id"])[1],
+                "depths": [n["depth"] for n in needles], "needles": needles, "reserve": row["reserve"]}
+    if row.get(ANSWER_PREFIX):
+        metadata[ANSWER_PREFIX] = row[ANSWER_PREFIX]
+    return metadata
 
 
 def config_samples(config: str, source: RowSource, limit: int | None = None) -> Iterator[Sample]:
     """The samples of one config, in index order (``limit``: the first rows only)."""
-    rows = task_rows(config, source).select_columns(list(TASK_COLUMNS)).to_list()
+    table = task_rows(config, source)
+    columns = [*TASK_COLUMNS, *([ANSWER_PREFIX] if ANSWER_PREFIX in table.column_names else [])]
+    rows = table.select_columns(columns).to_list()
     rows.sort(key=lambda row: id_order(row["id"]))
     for row in rows[:limit]:
         yield Sample(id=row["id"], input=row["input"], target=list(row["answers"]),

@@ -1,7 +1,7 @@
 """The ONERULER Inspect task: ``inspect eval oneruler/oneruler -T configs=GLOB[,GLOB...] [-T dataset=DIR_OR_REPO]``.
 
 One sample per row (``samples.py``), the prompt as the single user message and no system
-prompt; the paper's generation settings: greedy (temperature 0) and at most the row's reserve of
+prompt (a row's answer prefix, RULER's, after it: ``send_prefix``); the paper's generation settings: greedy (temperature 0) and at most the row's reserve of
 new tokens (30 NIAH, 50 CWE), set per row by the solver; ``preset`` picks a reasoning model's
 settings of Appendix B.1 instead (``spec/presets.py``) and ``max_tokens`` fixes the limit for
 every row. Inspect's own ``--max-tokens`` is overridden by the row's reserve: use ``-T max_tokens``.
@@ -13,21 +13,45 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ..base.errors import SettingError
+from ..spec.family import ANSWER_PREFIX, APPENDED, PREFILL
 from ..taskrows.loaded import LOADED
 from .options import TaskOptions, task_options
 from .samples import oneruler_dataset
 from .scorer import oneruler_scorer
 
 
+# Inspect's providers that continue a final assistant message: vllm/ and sglang/ send it with
+# continue_final_message: true and add_generation_prompt: false (their generate()). openai-api/ sends
+# the messages as they are, and whether the server continues one cannot be told; hf/ opens a new turn.
+PREFILLING_PROVIDERS = ("vllm", "sglang")
+SENT_AS = "answer_prefix_sent_as"  # the sample's metadata key that records how its prefix was sent
+
+
+def send_prefix(state: TaskState) -> None:
+    """A row's answer prefix as a final assistant message where the model's provider continues one (vllm/, sglang/),
+    else after the prompt in the user message (RULER's base template); how is recorded in the sample's metadata."""
+    prefix = state.metadata.get(ANSWER_PREFIX)
+    if not prefix:
+        return
+    if state.model.api in PREFILLING_PROVIDERS:
+        state.messages.append(ChatMessageAssistant(content=prefix))
+        state.metadata[SENT_AS] = PREFILL
+    else:
+        state.messages[-1] = ChatMessageUser(content=state.user_prompt.text + prefix)
+        state.metadata[SENT_AS] = APPENDED
+
+
 @solver
 def generate_within_reserve(max_tokens: int | None = None) -> Solver:
-    """One generation, at most ``max_tokens`` new tokens (None: the row's reserve, the paper's setting)."""
+    """One generation, at most ``max_tokens`` new tokens (None: the row's reserve, the paper's setting), a row's answer
+    prefix sent first (``send_prefix``)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        send_prefix(state)
         return await generate(state, tool_calls="none", max_tokens=max_tokens or state.metadata["reserve"])
 
     return solve

@@ -23,12 +23,14 @@ PREFIX = "oneruler"
 
 @dataclass(frozen=True)
 class TaskEntry:
-    """One lm-eval task: its name, the config whose rows it evaluates, and its answer budget."""
+    """One lm-eval task: its name, the config whose rows it evaluates, its answer budget, and whether its rows carry an
+    answer prefix (``spec.family.ANSWER_PREFIX``) that the model's answer continues."""
 
     name: str
     config: str
     task: str
     reserve: int  # max new tokens: the tokens the row keeps free for the answer (30 NIAH, 50 CWE)
+    prefilled: bool = False
 
 
 def task_name(spec: ConfigSpec) -> str:
@@ -39,7 +41,8 @@ def task_name(spec: ConfigSpec) -> str:
 def task_entries() -> list[TaskEntry]:
     """Every task: each grid's configs (``spec/grids.py``: standard, then the sweeps), in grid order."""
     specs = [s for name in GRIDS for s in grid_configs(name)]
-    return [TaskEntry(task_name(s), s.name, s.task, get_task(s.task).reserve) for s in specs]
+    return [TaskEntry(task_name(s), s.name, s.task, get_task(s.task).reserve, get_task(s.task).family.prefills)
+            for s in specs]
 
 
 def group_name(grid: str, suffix: str) -> str:

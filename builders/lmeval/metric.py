@@ -9,6 +9,10 @@ When that variable is set to a non-empty marker, a response equal to it is treat
 as the paper does: a NIAH row gets ``acc = None`` (``counted_mean`` leaves it out), a CWE row
 counts as wrong. lm-eval reports no ``finish_reason``, so a length-truncated answer is scored as
 written (``oneruler run`` drops truncated NIAH answers).
+
+A row with an answer prefix (its task's ``gen_prefix``) is scored on the model's continuation: a
+response that begins with the prefix (llama.cpp returns a prefill's text before its continuation)
+has it cut off first (``spec.family.continuation``; ``oneruler score`` reads the samples the same way).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any, Iterable
 
 from ..report.score.options import ScoringOptions
 from ..scoring import score_example
+from ..spec.family import ANSWER_PREFIX, continuation
 from ..spec.tasks import get_task
 
 SCORING_COLUMN = "oneruler_scoring"
@@ -47,7 +52,7 @@ def options_of(doc: dict) -> ScoringOptions:
 def score_doc(doc: dict, response: Any) -> float | None:
     """1.0 / 0.0 for one output, or None when the paper leaves the example out of the accuracy."""
     options = options_of(doc)
-    text = None if is_no_response(response) else response
+    text = None if is_no_response(response) else continuation(response, doc.get(ANSWER_PREFIX))
     score = score_example(text, doc["answers"], get_task(doc["task"]).scoring_rule, doc["instruction_language"],
                           needles=doc.get("needles"), strict=options.strict, **options.kwargs())
     return float(score.passed) if score.counted else None

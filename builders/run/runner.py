@@ -28,7 +28,7 @@ from .rows.selection import RowRef, Selection, longest_first
 from .send import Sender
 from .server.balancer import ServerBalancer
 from .server.preflight import Preflight
-from .session import RunResult, load_selection, opened, session_record, settings_meta
+from .session import RunResult, load_selection, opened, prefix_changed, session_record, settings_meta
 from .settings import DEFAULT_CONCURRENCY, RunSettings
 
 
@@ -102,6 +102,7 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
         over = opening.fitting(s.skip_overlong)
         result.concurrency = choose_concurrency(s, pre)
         result.sharing = shared_cache_line(pre, s, result.concurrency)
+        pre.warnings += prefix_changed(old, pre)
         announce(pre, s, result, len(over), log)
         if resend:
             store.rewrite(drop=resend)

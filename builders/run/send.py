@@ -127,7 +127,7 @@ class Sender:
         assert gate is not None
         for _ in range(gate.first + 1):
             async with gate.admitted() as sent_in:
-                done, server = await self.balancer.complete(row.input, kwargs)
+                done, server = await self.balancer.complete(row.prompt, kwargs, self.pre.form)
             if not done.over_capacity:
                 break
             lowerings = len(gate.lowered)

@@ -15,7 +15,7 @@ from typing import AsyncIterator, Callable
 
 from ..base.errors import OneRulerError
 from ..base.versions import package_versions as installed_versions
-from ..spec.run_meta import META_FORMAT, BatchFile, DatasetRecord, RunMeta, ServerRecord, SessionRecord
+from ..spec.run_meta import META_FORMAT, BatchFile, DatasetRecord, PrefixRecord, RunMeta, ServerRecord, SessionRecord
 from .files.meta import now
 from .plan import PlanLine
 from .rows.selection import RowRef, Selection, resolve_source
@@ -95,7 +95,21 @@ def session_record(s: RunSettings, rows: int, to_send: int, pre: Preflight, conc
         prompt_limit=pre.window.prompt_limit, prompt_count=pre.method, prompt_count_exact=pre.exact,
         warnings=tuple(pre.warnings), concurrency=concurrency, max_retries=s.server.retry.attempts - 1,
         timeout_s=s.server.retry.timeout_s, order=s.order, selection=s.rows.record(), packages=package_versions())
-    return record.with_(shared_cache=server.shared_cache) if server is not None and server.shared_cache else record
+    if server is not None and server.shared_cache:
+        record = record.with_(shared_cache=server.shared_cache)
+    if pre.prefix is not None:  # some row to send has an answer prefix: how it is sent, and why
+        record = record.with_(answer_prefix=PrefixRecord.of(sent_as=pre.prefix.sent_as, why=pre.prefix.why))
+    return record
+
+
+def prefix_changed(old: RunMeta | None, pre: Preflight) -> list[str]:
+    """A warning when this session sends answer prefixes otherwise than the last session of the file that sent any
+    (a resumed file would hold answers read both ways)."""
+    earlier = [r.answer_prefix for r in old.runs if r.answer_prefix is not None] if old is not None else []
+    if pre.prefix is None or not earlier or earlier[-1].sent_as == pre.prefix.sent_as:
+        return []
+    return [f"answer prefix: {pre.prefix.sent_as} in this run, {earlier[-1].sent_as} in the earlier runs of this file "
+            f"({earlier[-1].why}): the file will hold answers to both (use another --out to keep them apart)"]
 
 
 def load_selection(s: RunSettings) -> tuple[Selection, DatasetRecord]:
@@ -140,7 +154,7 @@ async def opened(s: RunSettings, api_key: str | None, selection: Selection, todo
     """The balancer and the preflight of the rows still to send (``offline_ok``: a dry run goes on without a server)."""
     balancer = make_pool(s, api_key, log)
     try:
-        pre = await preflight(balancer, todo, selection.prompts, s.sampling, api=s.server.api,
+        pre = await preflight(balancer, todo, selection, s.sampling, api=s.server.api,
                               max_model_len=s.server.max_model_len, tokenizer=s.server.tokenizer,
                               margin=s.server.count_margin, concurrency=s.concurrency or DEFAULT_CONCURRENCY,
                               offline_ok=offline_ok, progress=s.progress)

@@ -15,6 +15,20 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
+# The row field (a string) of a family whose answers start with set words the model continues (RULER's answer
+# prefix): ``input`` is the prompt without them, and ``run``, lm-eval and Inspect send them after the chat template
+# (a prefilled assistant turn) where the server continues one, else after the prompt. Keyed on the field, never a task.
+ANSWER_PREFIX = "answer_prefix"
+PREFILL, APPENDED = "assistant prefill", "appended to the prompt"  # the two ways it is sent, as runs and logs say
+
+
+def continuation(answer: str | None, prefix: str | None) -> str | None:
+    """The model's continuation of an answer prefix: ``answer`` without a copy of the prefix it begins with (a server
+    that continues a prefill may return the prefix first: llama.cpp does)."""
+    if answer is not None and prefix and answer.startswith(prefix):
+        return answer[len(prefix):]
+    return answer
+
 # The datatypes a family's own row field may have (``spec/schema.py`` turns them into ``datasets`` features).
 FIELD_TYPES: tuple[str, ...] = ("string", "bool", "int32", "int64", "float64", "list<string>")
 
@@ -99,6 +113,11 @@ class TaskFamily:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
         if bad:
             raise ValueError(f"family {self.name!r}: field(s) {', '.join(bad)} need a type of {', '.join(FIELD_TYPES)}")
+
+    @property
+    def prefills(self) -> bool:
+        """Whether its rows carry an answer prefix (``ANSWER_PREFIX``) that the model's answer continues."""
+        return any(f.name == ANSWER_PREFIX for f in self.row_fields)
 
     def describe(self, row: dict) -> list[str]:
         """The lines ``show`` prints about a row of this family beyond the common ones."""

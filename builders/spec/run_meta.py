@@ -3,7 +3,7 @@
 
 ``RunMeta`` is the file: the settings a resumed run must keep (model, API, sampling, dataset,
 selection), one ``SessionRecord`` per invocation that wrote lines (``runs``; each with its
-``ServerRecord``s), and what ``--batch-requests`` (``BatchRecord``, ``BatchFile``), ``ingest``
+``ServerRecord``s and, when a row to send had an answer prefix, how it was sent: ``PrefixRecord``), and what ``--batch-requests`` (``BatchRecord``, ``BatchFile``), ``ingest``
 (``IngestRecord``) and ``merge`` (``ShardRecord``) add. ``run/files/meta.py`` reads and writes the
 file through ``RunMeta.from_json`` and ``to_json``; ``score`` copies the record into scores.json.
 
@@ -171,6 +171,15 @@ class ServerRecord(MetaRecord):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PrefixRecord(MetaRecord):
+    """How a session sent the rows' answer prefix: ``sent_as`` "assistant prefill" (a final assistant message the
+    server continues) or "appended to the prompt", and ``why`` (what the server's dialect allows)."""
+
+    sent_as: str | None = None
+    why: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class SessionRecord(MetaRecord):
     """One invocation of ``oneruler run``: what the preflight learnt, how it sent, and (once ended) what came back."""
 
@@ -201,6 +210,7 @@ class SessionRecord(MetaRecord):
     shared_cache: int | None = None  # tokens the server's slots share (llama.cpp's unified KV cache); absent: none
     resent: int | None = None  # rows resent because that cache overflowed; absent: none
     concurrency_end: int | None = None  # the concurrency those overflows lowered it to
+    answer_prefix: PrefixRecord | None = None  # how rows' answer prefixes were sent; absent: no row had one
 
 
 @dataclass(frozen=True, kw_only=True)

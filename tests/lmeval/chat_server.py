@@ -4,9 +4,12 @@ It stands in for a real OpenAI-compatible server (vLLM's ``vllm serve``, or any 
 stack that speaks ``POST /v1/chat/completions``), which cannot run here (no GPU, no model
 weights): lm-eval's ``local-chat-completions`` back end talks to it over real HTTP on 127.0.0.1
 exactly as it would to vLLM. Each request's single user message must be one of the prompts the
-test registered (the row's ``input``, byte for byte); the server answers with the text the test
-chose for that row and records the request, so a test can check what lm-eval sent (prompt,
-``max_tokens``, ``temperature``, ``stop``). An unknown prompt gets HTTP 400, never a made-up answer.
+test registered (the row's ``input``, byte for byte), optionally followed by an assistant message
+(an answer prefix lm-eval's ``gen_prefix`` sends as a prefill, recorded as ``prefill``); the server
+answers with the text the test chose for that row and records the request, so a test can check what
+lm-eval sent (prompt, prefill, ``max_tokens``, ``temperature``, ``stop``). With ``echo_prefill`` it
+answers a prefill as llama.cpp's server does, the prefill's text first. An unknown prompt gets HTTP
+400, never a made-up answer.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 class ChatServer:
     """``with ChatServer({prompt: answer}) as server: ... server.url ...``; ``server.requests`` logs each call."""
 
-    def __init__(self, answers: dict[str, str | None], model: str = "stand-in-model"):
+    def __init__(self, answers: dict[str, str | None], model: str = "stand-in-model", echo_prefill: bool = False):
         self.answers = dict(answers)
         self.model = model
+        self.echo_prefill = echo_prefill
         self.requests: list[dict] = []
         self.unknown: list[str] = []
         self._lock = threading.Lock()
@@ -46,14 +50,17 @@ class ChatServer:
     def reply(self, body: dict) -> tuple[int, dict]:
         """(status, JSON) for one request body."""
         messages = body.get("messages") or []
+        prefill = messages[-1].get("content") if len(messages) == 2 and messages[-1].get("role") == "assistant" else None
         users = [m.get("content") for m in messages if m.get("role") == "user"]
-        prompt = users[-1] if len(users) == 1 and len(messages) == 1 else None
+        prompt = users[-1] if len(users) == 1 and len(messages) == 1 + (prefill is not None) else None
         with self._lock:
-            self.requests.append({k: v for k, v in body.items() if k != "messages"} | {"prompt": prompt})
+            self.requests.append({k: v for k, v in body.items() if k != "messages"} | {"prompt": prompt, "prefill": prefill})
             if prompt not in self.answers:
                 self.unknown.append(repr(prompt)[:200])
                 return 400, {"error": {"message": "unknown prompt (expected one user message holding a row's input)"}}
         content = self.answers[prompt]
+        if self.echo_prefill and prefill is not None and content is not None:
+            content = prefill + content
         choice = {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
         return 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": self.model,
                      "choices": [choice], "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}

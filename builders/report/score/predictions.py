@@ -5,7 +5,8 @@ and ``status`` as `oneruler run` writes it; other fields are ignored. Every malf
 
 Lines of lm-eval's ``--log_samples`` output (``samples_<task>_<date>.jsonl``: ``doc_id``, ``doc``,
 ``filtered_resps``, ...) are recognised per line, so such files, concatenated, score as they are:
-the row id is ``doc["id"]``, the prediction the first filtered response, ``finish_reason`` unknown.
+the row id is ``doc["id"]``, the prediction the first filtered response (for a row with an answer
+prefix, without a copy of the prefix it begins with, as the task scored it), ``finish_reason`` unknown.
 
 An Inspect AI log of the ONERULER task (``.eval``, or a ``.json`` log) is read by ``inspect_log.py``.
 """
@@ -16,6 +17,7 @@ import json
 from pathlib import Path
 
 from ...base.errors import OneRulerError, problems_error
+from ...spec.family import ANSWER_PREFIX, continuation
 from ...spec.ids import check_id, config_of
 from ...spec.prediction_line import UNSCORED_STATUSES, PredictionLine
 from .inspect_log import is_inspect_log, read_inspect_log
@@ -49,7 +51,8 @@ def parse_lm_eval_sample(obj: dict, number: int) -> Prediction:
     # it); lm-eval logs such a response as a placeholder text.
     if "acc" in obj and obj["acc"] is None:
         text = None
-    return Prediction(ident, text, None, number)
+    # a row with an answer prefix: the continuation, as the task scored it (a server may return the prefix first)
+    return Prediction(ident, continuation(text, doc.get(ANSWER_PREFIX)), None, number)
 
 
 def parse_line(raw: bytes, number: int) -> Prediction:

@@ -6,9 +6,10 @@ One line per row in the OpenAI Batch API input format (the shape ``vllm run-batc
     {"custom_id": "<row id>", "method": "POST", "url": "/v1/chat/completions", "body": {...}}
 
 ``body`` holds exactly what ``oneruler run`` would send for the row: the model, the prompt as the
-single user message (``/v1/completions``: as ``prompt``) and every sampling setting, presets and
-``--extra-body`` included (``extra_body`` fields are merged into the body, as the ``openai`` client
-does when it sends them). Files are split to respect the provider's limits (OpenAI: 50,000
+single user message (``/v1/completions``: as ``prompt``), a row's answer prefix as the run's
+``prompt.PrefixForm`` says (a final assistant message and its fields, or after the input), and every
+sampling setting, presets and ``--extra-body`` included (``extra_body`` fields are merged into the
+body, as the ``openai`` client does when it sends them). Files are split to respect the provider's limits (OpenAI: 50,000
 requests and 200 MB per input file); parts are written under temporary names (``.FILE.tmp-*``: the next
 write removes those a kill left) and renamed together at the end, so an interrupted write leaves the
 previous files as they were.
@@ -26,6 +27,7 @@ from ...base.errors import OneRulerError, named_setting
 from ...base.files import temp_file_beside
 from ...spec.run_meta import BatchFile
 from ..files.lock import temp_prefix
+from ..prompt import SENT_AS_BEFORE, PrefixForm, request_fields
 from ..request_settings import SamplingSettings
 from ..rows.selection import RunRow
 from ..settings import BatchLimits
@@ -33,17 +35,20 @@ from ..settings import BatchLimits
 ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
 
 
-def request_body(row: RunRow, model: str, api: str, sampling: SamplingSettings) -> dict[str, Any]:
+def request_body(row: RunRow, model: str, api: str, sampling: SamplingSettings,
+                 form: PrefixForm = SENT_AS_BEFORE) -> dict[str, Any]:
     """The body ``oneruler run`` would POST for ``row`` (``extra_body`` merged in as the client merges it)."""
     kwargs = sampling.request_kwargs(row.reserve, api, row.task)
     extra = kwargs.pop("extra_body", {})
-    prompt = {"messages": [{"role": "user", "content": row.input}]} if api == "chat" else {"prompt": row.input}
-    return {"model": model, **prompt, **kwargs, **extra}
+    prompt, prefill = request_fields(row.prompt, api, form)
+    return {"model": model, **prompt, **kwargs, **prefill, **extra}
 
 
-def request_line(row: RunRow, model: str, api: str, sampling: SamplingSettings) -> bytes:
+def request_line(row: RunRow, model: str, api: str, sampling: SamplingSettings,
+                 form: PrefixForm = SENT_AS_BEFORE) -> bytes:
     """One line of a batch request file."""
-    line = {"custom_id": row.id, "method": "POST", "url": ENDPOINTS[api], "body": request_body(row, model, api, sampling)}
+    body = request_body(row, model, api, sampling, form)
+    line = {"custom_id": row.id, "method": "POST", "url": ENDPOINTS[api], "body": body}
     return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 

@@ -15,6 +15,7 @@ from ...spec.run_meta import BatchFile, BatchRecord, RunMeta
 from ..files.lock import OutputLock
 from ..files.meta import meta_path, now, write_meta
 from ..rows.selection import Selection
+from ..server.preflight import Preflight
 from ..session import RunResult, opened, session_record
 from ..settings import RunSettings
 from .requests import ENDPOINTS, BatchWriter, request_line
@@ -28,9 +29,11 @@ async def write_batch(s: RunSettings, api_key: str | None, selection: Selection,
         pre = opening.pre
     for warning in pre.warnings:
         log(f"warning: {warning}")
+    if pre.prefix is not None:
+        log(pre.prefix_line())
     over = opening.fitting(s.skip_overlong)
     with OutputLock(s.batch.path, also=(meta_path(s.batch.path),)):
-        files = _write_files(s, selection, over)
+        files = _write_files(s, selection, over, pre)
         _remove_stale_parts(s.batch.path, old, files)
         session = session_record(s, len(selection.rows), len(selection.rows) - len(over), pre, None).with_(ended_at=now())
         endpoint = ENDPOINTS[s.server.api]
@@ -47,14 +50,15 @@ async def write_batch(s: RunSettings, api_key: str | None, selection: Selection,
     return RunResult(rows=len(selection.rows), skipped=len(over), preflight=pre, batch_files=files)
 
 
-def _write_files(s: RunSettings, selection: Selection, over: set[str]) -> list[BatchFile]:
-    """Every request line of the rows that fit, in files split by the limits (renamed into place together)."""
+def _write_files(s: RunSettings, selection: Selection, over: set[str], pre: Preflight) -> list[BatchFile]:
+    """Every request line of the rows that fit (answer prefixes in the preflight's form), in files split by the
+    limits (renamed into place together)."""
     assert s.batch is not None
     writer = BatchWriter(s.batch.path, s.batch.limits)
     try:
         for batch in selection.prompts([r for r in selection.rows if r.id not in over]):
             for row in batch:
-                writer.add(request_line(row, s.server.model, s.server.api, s.sampling))
+                writer.add(request_line(row, s.server.model, s.server.api, s.sampling, pre.form))
         return writer.commit()
     except BaseException:
         writer.discard()

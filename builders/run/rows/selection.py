@@ -4,7 +4,9 @@ A run keeps only ``RowRef``s (ids, sizes, reserves: a few hundred bytes a row) f
 selection; the prompts are read config by config when they are about to be counted or sent
 (``Selection.prompts``), so memory depends on what is in flight, not on how much is selected. The
 dataset's identity (the sha256 of its ``manifest.json`` and, for a Hub repo, the commit it was read
-at) goes into the run's meta.
+at) goes into the run's meta. A config whose rows have an answer prefix (the column ``answer_prefix``,
+``spec.family.ANSWER_PREFIX``) is named in ``prefixed``, and its prompts are read with their prefixes;
+the column is read only where a config's files have it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import AsyncIterator, Iterator
 from ...base.errors import OneRulerError, SettingError, named_setting
 from ...dataset.reader import config_tables
 from ...dataset.source import DatasetSource, select_configs
+from ...spec.family import ANSWER_PREFIX
 from ...spec.run_meta import DatasetRecord
+from ..prompt import Prompt
 from .shard import Shard
 
 
@@ -35,9 +39,15 @@ class RowRef:
 
 @dataclass(frozen=True)
 class RunRow(RowRef):
-    """A row with its prompt (``input``), read just before it is counted or sent."""
+    """A row with its prompt (``input``) and answer prefix ("": none), read just before it is counted or sent."""
 
     input: str = ""
+    answer_prefix: str = ""
+
+    @property
+    def prompt(self) -> Prompt:
+        """What the row sends: its input and answer prefix."""
+        return Prompt(self.input, self.answer_prefix)
 
 
 REF_COLUMNS = tuple(f.name for f in fields(RowRef))  # the columns a run keeps for every selected row
@@ -70,6 +80,7 @@ class Selection:
     source: DatasetSource
     files: dict[str, list[str]]
     rows: list[RowRef]
+    prefixed: frozenset[str] = frozenset()  # configs whose rows carry an answer prefix
 
     @classmethod
     def read(cls, source: DatasetSource, patterns: list[str], limit: int | None = None,
@@ -80,24 +91,29 @@ class Selection:
         files = source.configs()
         configs = select_configs(sorted(files), patterns)
         rows: list[RowRef] = []
-        for _, table in config_tables(source, configs, files, REF_COLUMNS):
+        prefixed: set[str] = set()
+        for config, table in config_tables(source, configs, files, REF_COLUMNS, optional=(ANSWER_PREFIX,)):
             data = table.to_pydict()
             refs = sorted((RowRef(*values) for values in zip(*(data[c] for c in REF_COLUMNS))), key=lambda r: r.index)
             rows += refs[:limit] if limit is not None else refs
+            if any(data.get(ANSWER_PREFIX) or ()):
+                prefixed.add(config)
         if shard is not None:
             rows = shard.share(rows)
-        return cls(source, files, rows)
+        return cls(source, files, rows, frozenset(prefixed))
 
     def prompts(self, refs: list[RowRef]) -> Iterator[list[RunRow]]:
         """The rows of ``refs`` with their prompts, one list per config, configs in the order ``refs`` first names them."""
         wanted: dict[str, dict[str, RowRef]] = {}
         for ref in refs:
             wanted.setdefault(ref.config, {})[ref.id] = ref
-        for config, table in config_tables(self.source, list(wanted), self.files, ("id", "input")):
+        for config, table in config_tables(self.source, list(wanted), self.files, ("id", "input"),
+                                           optional=(ANSWER_PREFIX,) if self.prefixed else ()):
             data = table.to_pydict()
             mine = wanted[config]
-            texts = {i: text for i, text in zip(data["id"], data["input"]) if i in mine}
-            yield [RunRow(**vars(mine[i]), input=texts[i]) for i in mine if i in texts]
+            prefixes = data.get(ANSWER_PREFIX) or [""] * len(data["id"])
+            texts = {i: (text, prefix or "") for i, text, prefix in zip(data["id"], data["input"], prefixes) if i in mine}
+            yield [RunRow(**vars(mine[i]), input=texts[i][0], answer_prefix=texts[i][1]) for i in mine if i in texts]
 
 
 def longest_first(refs: list[RowRef]) -> list[RowRef]:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ...base.errors import OneRulerError, named_setting
 from ...spec.run_meta import ServerRecord
+from ..prompt import SENT_AS_BEFORE, PrefixForm, Prompt
 from .client import Completion, ServerClient
 from .dialects import KnownServer
 
@@ -103,16 +104,17 @@ class ServerBalancer:
         except Exception:  # noqa: BLE001 - any failure to answer is unhealthy
             return False
 
-    async def complete(self, prompt: str, kwargs: dict[str, Any]) -> tuple[Completion, Server]:
-        """Send one row to the least busy server; a server that cannot be reached is checked, maybe taken
-        out, and the row sent to another one."""
+    async def complete(self, prompt: Prompt, kwargs: dict[str, Any],
+                       form: PrefixForm = SENT_AS_BEFORE) -> tuple[Completion, Server]:
+        """Send one row (its answer prefix in ``form``) to the least busy server; a server that cannot be reached is
+        checked, maybe taken out, and the row sent to another one."""
         for attempt in range(len(self.servers) + 1):  # bounded: a failed try takes a server out or ends the row
             server = self.pick()
             failover = len(self.live()) > 1
             server.in_flight += 1
             try:
                 done = await server.client.complete(prompt, kwargs, failover=failover, slots=server.slots,
-                                                    capacity=server.capacity_error)
+                                                    capacity=server.capacity_error, form=form)
             finally:
                 server.in_flight -= 1
             if not done.unreachable:

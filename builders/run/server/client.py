@@ -1,7 +1,9 @@
 """Calls to an OpenAI-compatible server with the official ``openai`` client (async).
 
 One row = one request: the row's ``input`` as the single user message (``chat``, no system prompt:
-the paper's setting) or as the raw prompt (``completions``). Retries are ours, not the client's
+the paper's setting) or as the raw prompt (``completions``); a row's answer prefix goes as its
+``prompt.PrefixForm`` says (a final assistant message, or after the input), and the answer is the
+model's continuation. Retries are ours, not the client's
 (``max_retries=0``), so every wait is bounded and visible: HTTP 408/429/5xx, connection errors,
 timeouts and answers that are not answers (``answers.py``: a stream cut short, a body that is not
 JSON) are retried with doubling waits (``Retry-After`` honoured, at most ``RetryPolicy.max_wait_s``;
@@ -24,6 +26,7 @@ from typing import Any, Callable
 from ...base.errors import OneRulerError, named_setting
 from ...base.retry import RetryPolicy, retry_after_seconds
 from ...scoring import split_reasoning
+from ..prompt import SENT_AS_BEFORE, PrefixForm, Prompt, request_fields
 from ..settings import LOAD_TIMEOUT_S
 from .answers import AnswerParts, BadAnswer, ModelList, StreamReader, answer_parts, model_list, parse_json
 from .secrets import BaseAddress, redact
@@ -147,10 +150,12 @@ class ServerClient:
         """Whether a failure means the server could not be reached at all (refused, reset), not that it is slow."""
         return isinstance(exc, self.openai.APIConnectionError) and not isinstance(exc, self.openai.APITimeoutError)
 
-    async def complete(self, prompt: str, kwargs: dict[str, Any], failover: bool = False,
-                       slots: int | None = None, capacity: str | None = None) -> Completion:
+    async def complete(self, prompt: Prompt, kwargs: dict[str, Any], failover: bool = False,
+                       slots: int | None = None, capacity: str | None = None,
+                       form: PrefixForm = SENT_AS_BEFORE) -> Completion:
         """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``.
 
+        ``form``: how the prompt's answer prefix is sent (``prompt.py``); a prefix the server repeats is cut off.
         ``failover``: other servers can take the row, so a connection that fails outright is not
         retried here but returned at once (``unreachable``). ``slots``: as for ``describe``.
         ``capacity``: the text of the server's answer when its shared cache is full; such an answer
@@ -160,8 +165,8 @@ class ServerClient:
         for attempt in range(self.retry.attempts):
             started = time.monotonic()
             try:
-                parts, first_byte = await asyncio.wait_for(self._once(prompt, kwargs), self.retry.timeout_s)
-                answer, reasoning = split_answer(parts.content, parts.reasoning)
+                parts, first_byte = await asyncio.wait_for(self._once(prompt, kwargs, form), self.retry.timeout_s)
+                answer, reasoning = split_answer(form.continuation(parts.content, prompt), parts.reasoning)
             except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
                 why = self.classify(exc, slots)
                 said = self.describe(exc, slots)
@@ -216,15 +221,14 @@ class ServerClient:
         self._in_flight[id(client)] = 0
         return client
 
-    async def _once(self, prompt: str, kwargs: dict[str, Any]) -> tuple[AnswerParts, float | None]:
+    async def _once(self, prompt: Prompt, kwargs: dict[str, Any], form: PrefixForm) -> tuple[AnswerParts, float | None]:
         http = self._lease()
         try:
-            if self.api == "chat":
-                resource = http.chat.completions
-                args = dict(model=self.model, messages=[{"role": "user", "content": prompt}], **kwargs)
-            else:
-                resource = http.completions
-                args = dict(model=self.model, prompt=prompt, **kwargs)
+            resource = http.chat.completions if self.api == "chat" else http.completions
+            fields, extra = request_fields(prompt, self.api, form)
+            args = dict(model=self.model, **fields, **kwargs)
+            if extra:  # a prefill's fields, which the openai client sends in the body; --extra-body's are merged last
+                args["extra_body"] = {**extra, **(args.get("extra_body") or {})}
             if self.stream:
                 return await self._streamed(resource, args)
             raw = await resource.with_raw_response.create(**args)

@@ -12,6 +12,7 @@ from typing import Callable, Iterator
 
 from ...base.errors import OneRulerError, SettingError
 from ..progress import RunProgress
+from ..prompt import SENT_AS_BEFORE, PrefixForm, Prompt
 from ..rows.selection import RowRef, RunRow, async_batches
 from .client import ServerHung
 from .dialects import CHAT_TEMPLATE_ALLOWANCE, KnownServer, ServerFacts
@@ -22,15 +23,16 @@ PromptReader = Callable[[list[RowRef]], Iterator[list[RunRow]]]  # Selection.pro
 
 
 async def server_counts(server: KnownServer, refs: list[RowRef], prompts: PromptReader, concurrency: int,
-                        progress: bool) -> dict[str, int] | None:
-    """Prompt tokens counted by the server in its dialect, config by config (None: it cannot count)."""
+                        progress: bool, form: PrefixForm = SENT_AS_BEFORE) -> dict[str, int] | None:
+    """Prompt tokens counted by the server in its dialect, config by config, each prompt sent in ``form`` (the
+    answer prefixes: ``run/prompt.py``) (None: it cannot count)."""
     counts: dict[str, int] = {}
     gate = asyncio.Semaphore(concurrency)
     bar = RunProgress(len(refs), "counting prompt tokens", progress and len(refs) > 1, tokens=False)
 
     async def counted(row: RunRow) -> int | None:
         try:
-            return await server.count(row.input)
+            return await server.count(row.prompt, form)
         except ServerHung as exc:  # say what the run was doing when the server stopped answering
             raise ServerHung(f"counting prompt tokens (row {row.id}): {exc.marked}") from None  # its settings kept
 
@@ -58,19 +60,21 @@ async def server_counts(server: KnownServer, refs: list[RowRef], prompts: Prompt
     return counts
 
 
-def local_counter(location: str, chat: bool) -> tuple[Callable[[str], int], str]:
-    """(text → tokens as the server will count them, description) for ``--tokenizer SPEC``.
+def local_counter(location: str, chat: bool,
+                  form: PrefixForm = SENT_AS_BEFORE) -> tuple[Callable[[Prompt], int], str]:
+    """(prompt → tokens as the server will count them, sent in ``form``, description) for ``--tokenizer SPEC``.
 
     With ``transformers`` installed and a tokenizer that has a chat template, the template is
-    applied; otherwise the text is encoded (``tokenizers``, or a tiktoken encoding name) and a
-    fixed allowance is added for the template.
+    applied (a prefill continues the final assistant message); otherwise the text (the answer prefix
+    after the input) is encoded (``tokenizers``, or a tiktoken encoding name) and a fixed allowance is
+    added for the template.
     """
     allowance = CHAT_TEMPLATE_ALLOWANCE if chat else BOS_ALLOWANCE
     try:
         import tiktoken
 
         enc = tiktoken.get_encoding(location)
-        return (lambda text: len(enc.encode(text, disallowed_special=())) + allowance), \
+        return (lambda prompt: len(enc.encode(form.text(prompt), disallowed_special=())) + allowance), \
             f"tiktoken {location} + {allowance} tokens for the template"
     except (ValueError, KeyError):
         pass
@@ -79,16 +83,22 @@ def local_counter(location: str, chat: bool) -> tuple[Callable[[str], int], str]
 
         tok = AutoTokenizer.from_pretrained(location)
         if chat and getattr(tok, "chat_template", None):
-            return (lambda text: len(tok.apply_chat_template([{"role": "user", "content": text}],
-                                                             add_generation_prompt=True, tokenize=True))), \
-                f"tokenizer {location} with its chat template"
-        return (lambda text: len(tok(text)["input_ids"]) + (allowance if chat else 0)), f"tokenizer {location}"
+            def templated(prompt: Prompt) -> int:
+                messages = form.messages(prompt)
+                if messages[-1]["role"] == "assistant":  # a prefill: the template left open after the prefix
+                    return len(tok.apply_chat_template(messages, add_generation_prompt=False,
+                                                       continue_final_message=True, tokenize=True))
+                return len(tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True))
+
+            return templated, f"tokenizer {location} with its chat template"
+        return (lambda prompt: len(tok(form.text(prompt))["input_ids"]) + (allowance if chat else 0)), \
+            f"tokenizer {location}"
     except Exception:  # noqa: BLE001 - no transformers, or not a transformers tokenizer: try `tokenizers`
         pass
-    return _tokenizers_counter(location, allowance)
+    return _tokenizers_counter(location, allowance, form)
 
 
-def _tokenizers_counter(location: str, allowance: int) -> tuple[Callable[[str], int], str]:
+def _tokenizers_counter(location: str, allowance: int, form: PrefixForm) -> tuple[Callable[[Prompt], int], str]:
     from pathlib import Path
 
     from tokenizers import Tokenizer
@@ -100,7 +110,7 @@ def _tokenizers_counter(location: str, allowance: int) -> tuple[Callable[[str], 
     except Exception as exc:  # noqa: BLE001
         raise SettingError("tokenizer", f"{location!r}: not a tiktoken encoding, a folder with tokenizer.json, "
                                         f"or a loadable Hub tokenizer ({exc})") from None
-    return (lambda text: len(tok.encode(text, add_special_tokens=True).ids) + allowance), \
+    return (lambda prompt: len(tok.encode(form.text(prompt), add_special_tokens=True).ids) + allowance), \
         f"tokenizer {location} + {allowance} tokens for the template"
 
 

@@ -4,22 +4,27 @@ The server's software is recognised from what it answers and its window learnt i
 (``window.py``; ``max_model_len`` overrides it). Each prompt is counted as the server will see it
 (``counting.py``): by the server's own endpoints (the chat template applied where the server can),
 else a local ``tokenizer``, else the row's ``num_tokens`` (measured with the dataset's tokenizer)
-times a margin calibrated per task (``estimate.py``), with a warning. ``Preflight`` is what it
-found: the counts, the window, the rows that do not fit, what to print.
+times a margin calibrated per task (``estimate.py``), with a warning. Rows with an answer prefix
+are counted as they will be sent: the form is chosen first (``prefill.py``). ``Preflight`` is what it
+found: the counts, the window, the rows that do not fit, how an answer prefix is sent, what to print.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import asyncio
+
 from ...base.errors import OneRulerError, named_setting
 from ...spec.ids import id_order
+from ..prompt import SENT_AS_BEFORE, PrefixForm
 from ..request_settings import SamplingSettings
-from ..rows.selection import RowRef
-from .counting import PromptReader, implausible, local_counter, server_counts
+from ..rows.selection import RowRef, Selection
+from .counting import implausible, local_counter, server_counts
 from .dialects import KnownServer, ServerFacts
 from .estimate import estimate
 from .balancer import ServerBalancer
+from .prefill import first_prefixed, prefix_form
 from .window import Window, servers_window
 
 
@@ -34,6 +39,12 @@ class Preflight:
     warnings: list[str] = field(default_factory=list)
     server: ServerFacts | None = None  # what the (first) server said about itself
     exact: bool = False  # the counts are the server's own (not an estimate or a template allowance)
+    prefix: PrefixForm | None = None  # how the answer prefixes are sent (None: no row to send has one)
+
+    @property
+    def form(self) -> PrefixForm:
+        """The form every request is sent in (rows without a prefix are sent as before whatever it is)."""
+        return self.prefix or SENT_AS_BEFORE
 
     def fits(self, ident: str) -> bool:
         """Whether a row's prompt + max new tokens fit the window (and its prompt the prompt cap)."""
@@ -61,7 +72,12 @@ class Preflight:
         slots = f"; {self.server.slots} parallel slot(s)" if self.server is not None and self.server.slots else ""
         if self.server is not None and self.server.shared_cache:
             slots += f" sharing one {self.server.shared_cache:,}-token KV cache ({self.server.shared_source})"
-        return f"server: {software}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
+        line = f"server: {software}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
+        return line + (f"\n{self.prefix_line()}" if self.prefix is not None else "")
+
+    def prefix_line(self) -> str:
+        """How the answer prefixes are sent, and why ("" when no row to send has one)."""
+        return f"answer prefix: {self.prefix.sent_as} ({self.prefix.why})" if self.prefix is not None else ""
 
     def largest(self, n: int) -> list[int]:
         """The ``n`` largest requests (prompt + max new tokens) among the rows that fit, largest first."""
@@ -110,18 +126,34 @@ class Preflight:
                 f"(counted with {self.method})")
 
 
-async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts: PromptReader, sampling: SamplingSettings, *,
-                    api: str, max_model_len: int | None, tokenizer: str | None, margin: float, concurrency: int,
+async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], selection: Selection, sampling: SamplingSettings,
+                    *, api: str, max_model_len: int | None, tokenizer: str | None, margin: float, concurrency: int,
                     offline_ok: bool = False, progress: bool = True) -> Preflight:
-    """Learn the window and count every prompt (see the module docstring for the order of methods).
+    """Learn the window, how an answer prefix is sent, and count every prompt (see the module docstring).
 
-    Prompts are read config by config through ``prompts`` and dropped once counted: only counts are kept.
+    Prompts are read config by config through ``selection.prompts`` and dropped once counted: only counts are kept.
     """
     if not refs:  # nothing left to send: no need to reach the server
         return Preflight(Window(max_model_len, "nothing to send"), "nothing to count", {}, {})
+    window, warnings = await servers_window(balancer, max_model_len, offline_ok)
+    sample = await asyncio.to_thread(first_prefixed, refs, selection)
+    form = await prefix_form(balancer, sample, api) if sample is not None else None
+    pre = await counted(balancer, refs, selection, sampling, api=api, window=window, tokenizer=tokenizer,
+                        margin=margin, concurrency=concurrency, offline_ok=offline_ok, progress=progress,
+                        form=form or SENT_AS_BEFORE)
+    pre.warnings[:0] = warnings
+    pre.prefix = form
+    return pre
+
+
+async def counted(balancer: ServerBalancer | None, refs: list[RowRef], selection: Selection, sampling: SamplingSettings,
+                  *, api: str, window: Window, tokenizer: str | None, margin: float, concurrency: int,
+                  offline_ok: bool, progress: bool, form: PrefixForm) -> Preflight:
+    """Every prompt counted, sent in ``form``: by the server, else ``tokenizer``, else estimated (with a warning)."""
     import openai
 
-    window, warnings = await servers_window(balancer, max_model_len, offline_ok)
+    warnings: list[str] = []
+    prompts = selection.prompts
     new_tokens = {r.id: sampling.new_tokens(r.reserve, r.task) for r in refs}
     server = balancer.first if balancer is not None and any(s.known for s in balancer.servers) else None
     known = server.known if server is not None else None
@@ -129,7 +161,7 @@ async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts
     counts = None
     if server is not None and known is not None and known.dialect.counting:
         try:
-            counts = await server_counts(known, refs, prompts, concurrency, progress)
+            counts = await server_counts(known, refs, prompts, concurrency, progress, form)
         except openai.APIConnectionError as exc:
             if not offline_ok:
                 raise OneRulerError(f"cannot reach {server.client.shown} to count prompts "
@@ -138,8 +170,8 @@ async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts
         warnings += implausible(counts, refs, facts)
         return Preflight(window, known.dialect.counting, counts, new_tokens, warnings, facts, known.dialect.exact)
     if tokenizer is not None:
-        count, method = local_counter(tokenizer, api == "chat")
-        counts = {r.id: count(r.input) for batch in prompts(refs) for r in batch}
+        count, method = local_counter(tokenizer, api == "chat", form)
+        counts = {r.id: count(r.prompt) for batch in prompts(refs) for r in batch}
         return Preflight(window, method, counts, new_tokens, warnings, facts)
     counts, method = estimate(refs, margin, api == "chat")
     warnings.append(f"{_no_count(known, balancer)} and no --tokenizer was given: prompt sizes are estimated from {method}; "

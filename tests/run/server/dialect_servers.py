@@ -9,7 +9,11 @@ endpoints and field names, from its documented responses:
   ``POST /tokenize`` ``{"content", "add_special"}`` → ``{"tokens"}``; a prompt over ``n_ctx`` is
   refused with HTTP 400. The template is Gemma's (``<start_of_turn>user ...``), BOS one token.
   ``GET /slots`` lists the slots, each with ``n_ctx`` (``server-context.cpp``: ``id``, ``n_ctx``,
-  ``speculative``, ``is_processing``; HTTP 501 when started with ``--no-slots``). ``unified``: the
+  ``speculative``, ``is_processing``; HTTP 501 when started with ``--no-slots``). A final assistant
+  message (an answer prefix) is continued as the real server does with a Jinja template
+  (``prefill_assistant``: ``/apply-template`` gives the template of the messages before it, then its
+  text exactly; the answer repeats that text before the continuation), or, as with ``--no-jinja``
+  (``prefill_assistant=False``), closed as a turn of its own with no new turn opened. ``unified``: the
   slots share one KV cache of ``n_ctx`` tokens (the default of ``llama-server`` without
   ``--parallel``: 4 slots, ``kv_unified = 'true'``); requests in flight whose prompts and max new
   tokens overflow it together are *all* answered HTTP 500 ``Context size has been exceeded.``, as
@@ -22,6 +26,9 @@ endpoints and field names, from its documented responses:
 - TGI (``router/src/server.rs``, ``lib.rs``, v3.3.7): ``GET /info`` (``max_input_tokens``,
   ``max_total_tokens``, ``router``), ``POST /chat_tokenize`` → ``{"tokenize_response", "templated_text"}``,
   ``POST /tokenize`` ``{"inputs"}`` → a token list; over either limit HTTP 422; cards ``owned_by`` the model id.
+  A final assistant message is continued (``infer/chat_template.rs``: the templated text cut after its
+  last occurrence, trailing whitespace trimmed) unless the template trims the message (``trims``, as
+  Llama 3's ``| trim`` does): then TGI cannot find it and the templated text is the closed turn and a new one.
 - SGLang (``entrypoints/openai/serving_tokenize.py``, ``http_server.py``, 0.5.x): ``GET /get_model_info``
   (``model_path``), cards ``owned_by`` ``sglang`` with ``max_model_len``, ``POST /v1/tokenize``
   ``{"prompt", "add_special_tokens"}`` → ``{"tokens", "count", "max_model_len"}`` (text only, no template).
@@ -34,7 +41,7 @@ from __future__ import annotations
 
 import threading
 
-from openai_server import BOS_TOKENS, Handler, ServerState
+from openai_server import BOS_TOKENS, Handler, Reply, ServerState
 
 HOLD_S = 20.0  # how long a held completion waits for the others (a bound, never reached when the client sends them)
 
@@ -46,10 +53,12 @@ class DialectState(ServerState):
 
     def __init__(self, kind: str, model: str = "test-model", window: int | None = 7990, slots: int = 1,
                  max_input_tokens: int | None = None, num_ctx_in_modelfile: bool = False, unified: bool = False,
-                 slots_endpoint: bool = True):
+                 slots_endpoint: bool = True, prefill_assistant: bool = True, trims: bool = False):
         super().__init__(model=model, max_model_len=window)
         self.kind, self.window, self.slots = kind, window, slots
         self.unified, self.slots_endpoint = unified, slots_endpoint
+        self.prefill_assistant = prefill_assistant  # llama.cpp: a Jinja template continues a final assistant message
+        self.trims = trims  # TGI: the template trims a message's text (a prefix's leading space is lost)
         self.cache: dict[int, int] = {}  # llama.cpp, unified: request in flight → its tokens in the shared cache
         self.overflowed: set[int] = set()  # requests in flight the shared cache could not hold
         self.overflows = 0  # how often the cache overflowed
@@ -64,14 +73,35 @@ class DialectState(ServerState):
         if kind == "ollama":
             self.max_model_len = None  # Ollama refuses nothing: it truncates
 
-    def templated(self, content: str) -> str:
-        """The prompt text after the chat template."""
-        return GEMMA_TEMPLATE.format(content=content)
+    def templated(self, messages: list[dict]) -> str:
+        """The prompt text after the chat template: the user's message, then a final assistant message continued
+        (llama.cpp's prefill, TGI's cut) or closed (llama.cpp without Jinja; TGI with a trimming template)."""
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        text = GEMMA_TEMPLATE.format(content=user)
+        if messages[-1]["role"] != "assistant":
+            return text
+        prefix = messages[-1]["content"]
+        if self.kind == "llama.cpp":
+            return text + prefix if self.prefill_assistant else text + prefix.strip() + "<end_of_turn>\n"
+        if self.trims:  # TGI finds no occurrence of the untrimmed text: the closed turn, then a new one
+            return text + prefix.strip() + "<end_of_turn>\n<start_of_turn>model\n"
+        return (text + prefix).rstrip()
+
+    def prefill_error(self, body: dict) -> str | None:
+        """None: vLLM's refusal of ``continue_final_message`` with ``add_generation_prompt`` is vLLM's alone (SGLang has
+        no ``add_generation_prompt`` and reads only ``continue_final_message``)."""
+        return None
+
+    def shown(self, body: dict, reply: Reply) -> Reply:
+        """llama.cpp's answer to a prefill repeats the final assistant message it continued, then the continuation."""
+        messages = body.get("messages") or []
+        prefill = self.kind == "llama.cpp" and self.prefill_assistant and messages and messages[-1]["role"] == "assistant"
+        return Reply(messages[-1]["content"] + reply.content, reply.reasoning_content) if prefill else reply
 
     def prompt_tokens(self, body: dict, chat: bool) -> int:
         """Tokens of a request's prompt as this kind counts it (Ollama: at most num_ctx, the rest cut)."""
         if self.kind == "llama.cpp":
-            text = self.templated(body["messages"][-1]["content"]) if chat else body["prompt"]
+            text = self.templated(body["messages"]) if chat else body["prompt"]
             return self.count(text) + BOS_TOKENS
         n = super().prompt_tokens(body, chat)
         return min(n, self.window) if self.kind == "ollama" and self.window else n
@@ -196,7 +226,7 @@ class DialectHandler(Handler):
     # ------------------------------------------------------------------ POST answers
 
     def _apply_template(self, body: dict) -> dict:
-        return {"prompt": self.server.state.templated(body["messages"][-1]["content"])}
+        return {"prompt": self.server.state.templated(body["messages"])}
 
     def _llama_tokenize(self, body: dict) -> dict:
         state = self.server.state
@@ -218,7 +248,7 @@ class DialectHandler(Handler):
         state = self.server.state
         n = state.prompt_tokens(body, True)
         return {"tokenize_response": [{"id": i, "text": "x", "start": 0, "stop": 1} for i in range(n)],
-                "templated_text": state.templated(body["messages"][-1]["content"])}
+                "templated_text": state.templated(body["messages"])}
 
     def _tgi_tokenize(self, body: dict) -> list:
         n = self.server.state.count(body["inputs"]) + BOS_TOKENS

@@ -16,6 +16,7 @@ from run_fixtures import small_export
 
 from builders.cli import cli
 from builders.base.retry import RetryPolicy
+from builders.run.prompt import Prompt
 from builders.run.request_settings import SamplingSettings
 from builders.run.server.answers import (NO_FINISH, NOT_TEXT, BadAnswer, StreamReader, answer_parts, model_list,
                                          parse_json)
@@ -140,7 +141,7 @@ def answer_of(server, raw: bytes, stream: bool):
     async def go():
         client = ServerClient(server.base_url, "test-model", "chat", None, RetryPolicy(attempts=1, timeout_s=10), stream)
         try:
-            return await client.complete("x", SamplingSettings().request_kwargs(30, "chat"))
+            return await client.complete(Prompt("x"), SamplingSettings().request_kwargs(30, "chat"))
         finally:
             await client.close()
 

@@ -8,6 +8,7 @@ import pytest
 from openai_server import Fault, Reply, ServerState
 
 from builders.base.retry import RetryPolicy
+from builders.run.prompt import SENT_AS_BEFORE, Prompt
 from builders.run.request_settings import SamplingSettings
 from builders.run.server.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.server.dialects.vllm import Vllm
@@ -21,7 +22,7 @@ def complete(server, prompt: str, *, api="chat", stream=False, retry=FAST, max_t
         client = ServerClient(server.base_url, server.state.model, api, key, retry, stream)
         try:
             kwargs = SamplingSettings(max_tokens=max_tokens).request_kwargs(30, api)
-            return await client.complete(prompt, kwargs)
+            return await client.complete(Prompt(prompt), kwargs)
         finally:
             await client.close()
 
@@ -137,7 +138,8 @@ def test_tokenize_and_models(server):
     async def go():
         client = ServerClient(server.base_url, "test-model", "chat", None, FAST)
         try:
-            return await client.served_models(), await Vllm().count(ServerProbe(client), "hello world")
+            return await client.served_models(), await Vllm().count(ServerProbe(client), Prompt("hello world"),
+                                                                    SENT_AS_BEFORE)
         finally:
             await client.close()
 

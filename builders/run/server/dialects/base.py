@@ -2,9 +2,11 @@
 of one server (``KnownServer``).
 
 A dialect knows one server's own endpoints: ``probe`` asks them and answers None when the server
-does not speak it (a 404, another shape), ``count`` counts one prompt as that server will see it
-(None: it cannot). Both speak to the server through a ``probe.ServerProbe`` only (JSON calls under
-the server root, the run's model and API, a note of what failed).
+does not speak it (a 404, another shape), ``prefix_form`` says how the server takes an answer prefix
+(a final assistant message it continues, or the prefix appended to the prompt: ``run/prompt.py``),
+``count`` counts one prompt as that server will see it, sent in that form (None: it cannot). They
+speak to the server through a ``probe.ServerProbe`` only (JSON calls under the server root, the run's
+model and API, a note of what failed).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...prompt import APPENDED, PREFILL, PrefixForm, Prompt
 from ..probe import ServerProbe
 # Tokens a chat template may add around one user message when a count cannot include the template
 # itself (role headers, a default system prompt: Llama 3.1 adds ~30, Qwen 2.5 ~25).
@@ -47,14 +50,45 @@ class Dialect:
         """The server's facts, or None if it does not speak this dialect (``card``: its entry in ``GET /v1/models``)."""
         raise NotImplementedError
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
-        """Tokens of ``prompt`` as sent by the run (chat template or BOS included); None: cannot count."""
+    # Why a server of this dialect gets an answer prefix appended to the prompt (a dialect that continues a final
+    # assistant message says so in ``prefix_form`` instead).
+    appends = "whether it continues a final assistant message cannot be told"
+
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """How this server takes an answer prefix (``sample``: the first row to send that has one, for a dialect that
+        checks on the server). The safe form unless the dialect knows better: appended to the prompt."""
+        return appended(f"{self.name}: {self.appends}")
+
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
+        """Tokens of ``prompt`` sent in ``form`` by the run (chat template or BOS included); None: cannot count."""
         return None
 
+    async def prefill_if_templated(self, server: ServerProbe, path: str, key: str, sample: Prompt,
+                                   prefill: PrefixForm, closed: str) -> PrefixForm:
+        """``prefill`` if the server's own templating (``path``, its text under ``key``) of ``sample`` sent as a prefill
+        ends with the prefix, else appended, saying why (``closed``: what the server did instead)."""
+        reply = await server.post_json(path, {"model": server.model, "messages": prefill.messages(sample)})
+        if ends_with_prefix(reply.get(key) if isinstance(reply, dict) else None, sample.prefix):
+            return prefill
+        problem = server.problems.pop(path, None)  # said here: not a problem of the counts
+        said = f"failed ({problem})" if problem else closed
+        return appended(f"{self.name}'s {path} of the first row with a prefix as a final assistant message {said}")
 
-def messages(prompt: str) -> list[dict]:
-    """The chat messages the run sends for a prompt: it alone, as the user (no system prompt)."""
-    return [{"role": "user", "content": prompt}]
+
+def appended(why: str) -> PrefixForm:
+    """The prefix appended to the prompt (RULER's base template), and why."""
+    return PrefixForm(APPENDED, why)
+
+
+def prefilled(why: str, fields: dict | None = None, echoed: bool = False) -> PrefixForm:
+    """The prefix as a final assistant message the server continues (``fields``: what the request needs for it)."""
+    return PrefixForm(PREFILL, why, tuple((fields or {}).items()), echoed)
+
+
+def ends_with_prefix(templated: object, prefix: str) -> bool:
+    """Whether a server's templated prompt ends with the prefix (whitespace at either end aside): the assistant
+    message left open for the model to continue, not closed by its turn's end or followed by a new turn."""
+    return isinstance(templated, str) and templated.rstrip().endswith(prefix.strip())
 
 
 def positive_int(value: Any) -> int | None:
@@ -70,9 +104,13 @@ class KnownServer:
     facts: ServerFacts
     probe: ServerProbe
 
-    async def count(self, prompt: str) -> int | None:
-        """Prompt tokens as the server counts them, in its own dialect (None: it cannot count)."""
-        return await self.dialect.count(self.probe, prompt)
+    async def count(self, prompt: Prompt, form: PrefixForm) -> int | None:
+        """Prompt tokens as the server counts them, sent in ``form``, in its own dialect (None: it cannot count)."""
+        return await self.dialect.count(self.probe, prompt, form)
+
+    async def prefix_form(self, sample: Prompt) -> PrefixForm:
+        """How this server takes an answer prefix, in its own dialect."""
+        return await self.dialect.prefix_form(self.probe, sample)
 
     def problems(self) -> str:
         """Why the server's endpoints gave no usable answer (``no answer`` when nothing was noted)."""

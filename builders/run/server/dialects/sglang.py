@@ -8,12 +8,16 @@
   "max_model_len"}``. It encodes the text only: it does not apply the chat template, so the run adds
   a fixed allowance for the template (its ``max_model_len`` there is the tokenizer's, not the window).
 - A prompt over the window is refused with HTTP 400, never cut.
+- Answer prefix: ``continue_final_message: true`` (``ChatCompletionRequest``; ``serving_chat.py``'s
+  ``_handle_last_assistant_message``) takes a final assistant message out of the template and appends its
+  tokens after the generation prompt; without it SGLang turns that message into a user message.
 """
 
 from __future__ import annotations
 
+from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts, positive_int
+from .base import CHAT_TEMPLATE_ALLOWANCE, Dialect, ServerFacts, positive_int, prefilled
 
 
 class Sglang(Dialect):
@@ -35,9 +39,14 @@ class Sglang(Dialect):
         return ServerFacts(self.name, size, "max_model_len from GET /v1/models" if size else "unknown",
                            fix="restart SGLang with a larger --context-length")
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
-        """The text's tokens from ``/v1/tokenize`` (+ the template allowance for chat)."""
-        reply = await server.post_json("/v1/tokenize", {"model": server.model, "prompt": prompt,
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """A prefill: SGLang's ``continue_final_message`` appends the final assistant message after the template."""
+        return prefilled("SGLang continues a final assistant message given continue_final_message: true (it puts the "
+                         "message's tokens after the chat template)", {"continue_final_message": True})
+
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
+        """The text's tokens (prefix included) from ``/v1/tokenize`` (+ the template allowance for chat)."""
+        reply = await server.post_json("/v1/tokenize", {"model": server.model, "prompt": form.text(prompt),
                                                          "add_special_tokens": True})
         count = reply.get("count") if isinstance(reply, dict) else None
         if not isinstance(count, int) or isinstance(count, bool):

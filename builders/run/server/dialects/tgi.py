@@ -9,12 +9,18 @@
   ``{"id", "text", "start", "stop"}`` for a raw prompt.
 - Over either limit a request is refused with HTTP 422 (``ValidationError``), never cut.
 - Slots: TGI batches continuously; ``max_concurrent_requests`` is a queue cap, not parallel slots.
+- Answer prefix: a final assistant message is always continued (``infer/chat_template.rs``: the
+  templated text is cut after the last place the message's text occurs, trailing whitespace trimmed),
+  unless the model's template changes the text (a ``| trim`` drops RULER's leading space): then TGI
+  cannot find it and sends the closed turn and a new one. So the run asks ``/chat_tokenize`` (the same
+  templating) for the first row with a prefix and prefills only if the templated text ends with it.
 """
 
 from __future__ import annotations
 
+from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import Dialect, ServerFacts, messages, positive_int
+from .base import Dialect, ServerFacts, positive_int, prefilled
 
 
 class Tgi(Dialect):
@@ -35,13 +41,21 @@ class Tgi(Dialect):
                            prompt_limit=prompt,
                            fix="restart TGI with larger --max-total-tokens and --max-input-tokens")
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """A prefill if ``/chat_tokenize`` of the sample with its prefix as the assistant's ends with the prefix."""
+        prefill = prefilled("TGI continues a final assistant message: its /chat_tokenize of the first row with a "
+                            "prefix ends with the prefix")
+        return await self.prefill_if_templated(server, "/chat_tokenize", "templated_text", sample, prefill,
+                                               "does not end with the prefix (the model's chat template changes the "
+                                               "message, so TGI cannot find it to continue)")
+
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
         """Tokens from ``/chat_tokenize`` (chat) or ``/tokenize`` (completions)."""
         if server.api == "chat":
-            reply = await server.post_json("/chat_tokenize", {"model": server.model, "messages": messages(prompt)})
+            reply = await server.post_json("/chat_tokenize", {"model": server.model, "messages": form.messages(prompt)})
             tokens = reply.get("tokenize_response") if isinstance(reply, dict) else None
         else:
-            tokens = await server.post_json("/tokenize", {"inputs": prompt})
+            tokens = await server.post_json("/tokenize", {"inputs": form.text(prompt)})
         if not isinstance(tokens, list):
             server.note("/chat_tokenize", "its answer has no token list")
             return None

@@ -5,6 +5,9 @@
 - Counts: ``POST /tokenize`` at the server root with the chat messages and ``add_generation_prompt``
   (``TokenizeChatRequest``: the chat template applied) or, for ``--api completions``, the prompt with
   ``add_special_tokens`` (``TokenizeCompletionRequest``) → ``{"count", "max_model_len", "tokens"}``.
+- Answer prefix: a final assistant message is continued with ``continue_final_message: true`` and
+  ``add_generation_prompt: false`` (``ChatCompletionRequest``'s extra parameters; vLLM refuses both true;
+  ``echo`` stays false, so the answer is the continuation alone); ``/tokenize`` takes the same two fields.
 - Slots: vLLM batches continuously; it states no fixed number.
 - A prompt + ``max_tokens`` over the window is refused with HTTP 400 (never cut).
 """
@@ -13,8 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...prompt import PrefixForm, Prompt
 from ..probe import ServerProbe
-from .base import Dialect, ServerFacts, messages, positive_int
+from .base import Dialect, ServerFacts, appended, positive_int, prefilled
+
+CONTINUE = {"continue_final_message": True, "add_generation_prompt": False}
 
 
 class Vllm(Dialect):
@@ -39,13 +45,19 @@ class Vllm(Dialect):
         size = positive_int((card or {}).get("max_model_len"))
         return ServerFacts(self.name, size, "max_model_len from GET /v1/models" if size else "unknown", fix=self.fix)
 
-    async def count(self, server: ServerProbe, prompt: str) -> int | None:
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """A prefill: vLLM's documented chat parameters make it continue the final assistant message."""
+        return prefilled("vLLM continues a final assistant message given continue_final_message: true and "
+                         "add_generation_prompt: false (its chat API's own parameters)", CONTINUE)
+
+    async def count(self, server: ServerProbe, prompt: Prompt, form: PrefixForm) -> int | None:
         """vLLM's ``POST /tokenize`` count (``server.problems['/tokenize']`` says why when None)."""
         body: dict[str, Any] = {"model": server.model}
         if server.api == "chat":
-            body.update(messages=messages(prompt), add_generation_prompt=True)
+            body.update(messages=form.messages(prompt), add_generation_prompt=True)
+            body.update(form.extra(prompt))  # a prefill: the same fields as the chat request
         else:
-            body.update(prompt=prompt, add_special_tokens=True)
+            body.update(prompt=form.text(prompt), add_special_tokens=True)
         reply = await server.post_json("/tokenize", body)
         if reply is None:
             return None
@@ -61,6 +73,10 @@ class Compatible(Vllm):
 
     name = "OpenAI-compatible server"
     fix = "serve the model with a larger window"
+
+    async def prefix_form(self, server: ServerProbe, sample: Prompt) -> PrefixForm:
+        """The safe form: whether a server of unknown software continues a final assistant message cannot be told."""
+        return appended(f"a server of unknown software: {self.appends}")
 
     async def probe(self, server: ServerProbe, card: dict | None) -> ServerFacts | None:
         """The card's ``max_model_len`` if it has one; the window is unknown otherwise."""
