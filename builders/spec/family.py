@@ -65,6 +65,28 @@ class TaskForm:
 
 
 @dataclass(frozen=True)
+class LanguageRule:
+    """Which languages a task's configs may have: its context languages and its instruction languages (None: any of
+    the benchmark's 26), and why, in the words of the error that refuses another (``spec/configs.py``).
+
+    Whether the two may differ in one config is the family's ``cross_lingual``; RULER's English tasks allow ``en``
+    only, its variable tracking any context with English instructions (``pl-en_ruler_vt_8192``).
+    """
+
+    contexts: tuple[str, ...] | None = None
+    instructions: tuple[str, ...] | None = None
+    why: str = ""
+
+    def allows(self, context: str, instruction: str) -> bool:
+        """Whether a config may have this context and instruction language."""
+        return ((self.contexts is None or context in self.contexts)
+                and (self.instructions is None or instruction in self.instructions))
+
+
+ANY_LANGUAGE = LanguageRule()
+
+
+@dataclass(frozen=True)
 class TaskFamily:
     """Everything a family decides that the rest of the package reads.
 
@@ -73,7 +95,8 @@ class TaskFamily:
     more); ``count_margin`` how much more than ``num_tokens`` a model's tokenizer may need for its
     prompts (``run``'s estimate when nothing can count them); ``needles`` whether its rows place needles
     at depths (depth views, heatmaps, ``show``'s highlights); ``cross_lingual`` / ``depth_sweeps``
-    whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``scoring_rule`` its tasks' rule unless a task
+    whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``languages`` the languages its configs may have
+    (``task_languages``: a task's own rule where it differs); ``scoring_rule`` its tasks' rule unless a task
     names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
     on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
     cost more); ``show_lines`` what ``show`` adds about one of its rows.
@@ -94,11 +117,17 @@ class TaskFamily:
     forms: tuple[TaskForm, ...] = ()
     build_cost: int = 0
     show_lines: Callable[[dict], list[str]] | None = None
+    languages: LanguageRule = ANY_LANGUAGE
+    task_languages: tuple[tuple[str, LanguageRule], ...] = ()
 
     def __post_init__(self) -> None:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
         if bad:
             raise ValueError(f"family {self.name!r}: field(s) {', '.join(bad)} need a type of {', '.join(FIELD_TYPES)}")
+
+    def language_rule(self, task: str) -> LanguageRule:
+        """The languages a task of this family may have: its own rule (``task_languages``), else the family's."""
+        return dict(self.task_languages).get(task, self.languages)
 
     def describe(self, row: dict) -> list[str]:
         """The lines ``show`` prints about a row of this family beyond the common ones."""
