@@ -14,6 +14,8 @@ from ..spec.configs import ConfigSpec
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 from ..spec.families.cwe import CWE
 from ..spec.families.niah import NIAH
+from ..spec.families.ruler_niah import RULER_NIAH
+from ..spec.families.ruler_vt import RULER_VT
 from ..spec.family import Task, TaskFamily
 from ..spec.ids import row_id
 from ..spec.schema import field_names
@@ -22,12 +24,15 @@ from .cwe import render_cwe
 from .material import RowMaterial
 from .niah import niah_fields
 from .prepared import PreparedCache
+from .ruler.niah import ruler_niah_fields
+from .ruler.vt import ruler_vt_fields
 from .tokenizer import Tokenizer, TokenizerRegistry
 
 # (config, task, index, seed, material) -> the row's fields other than the ones every row has from its config
 FamilyGenerator = Callable[[ConfigSpec, Task, int, int, RowMaterial], dict]
 
-GENERATORS: dict[str, FamilyGenerator] = {NIAH.name: niah_fields, CWE.name: render_cwe}
+GENERATORS: dict[str, FamilyGenerator] = {NIAH.name: niah_fields, CWE.name: render_cwe,
+                                          RULER_NIAH.name: ruler_niah_fields, RULER_VT.name: ruler_vt_fields}
 
 
 def register_generator(family: TaskFamily, generator: FamilyGenerator) -> None:

@@ -223,13 +223,17 @@ def check_row(row, generator: RowGenerator, tokenizer):
     assert tuple(row)[:len(CORE_FEATURES)] == tuple(CORE_FEATURES)
     own = [n for n in row if n not in CORE_FEATURES]
     assert own == (["cwe_freq_common", "cwe_freq_uncommon", "cwe_pool_size", "cwe_pool_exhausted"]
-                   if family.name == "cwe" else [])
+                   if family.name == "cwe" else ["answer_prefix"] if family.name.startswith("ruler_") else [])
     assert row["id"] == f"{row['config']}/{row['index']}"
     assert row["tokenizer"] == tokenizer.identity
     if family.name == "cwe":
         check_cwe_row(row, generator, tokenizer)
-    else:
+    elif family.name == "niah":
         check_niah_row(row, generator, tokenizer)
+    else:  # RULER's families: their rules are checked in tests/generate/ruler/; here the budget every row keeps
+        assert row["num_tokens"] == tokenizer.count(row["input"] + row["answer_prefix"])
+        assert row["num_tokens"] + row["reserve"] <= row["length"] == row["budget"] + row["reserve"]
+        assert row["reserve"] == family.reserve
 
 
 def buildable(lang: str) -> list[str]:
