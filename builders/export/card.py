@@ -22,6 +22,7 @@ from ..spec.tasks import FAMILIES, TASKS, get_task
 from .eval_yaml import leaderboards_section
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
+from .upstreams import upstreams_section
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
@@ -262,6 +263,7 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
         "num_configs": _num(len(configs)),
         "sweeps": _sweeps(configs),
         "leaderboards": leaderboards_section(configs),
+        "upstreams": upstreams_section(configs),
     }
 
 

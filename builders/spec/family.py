@@ -96,7 +96,9 @@ class TaskFamily:
     prompts (``run``'s estimate when nothing can count them); ``needles`` whether its rows place needles
     at depths (depth views, heatmaps, ``show``'s highlights); ``cross_lingual`` / ``depth_sweeps``
     whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``languages`` the languages its configs may have
-    (``task_languages``: a task's own rule where it differs); ``scoring_rule`` its tasks' rule unless a task
+    (``task_languages``: a task's own rule where it differs); ``upstreams`` the pinned upstreams beyond ONERULER's
+    release its rows are made from (``sources/ruler/pins.py``: RULER's files, the essays; ``task_upstreams`` per task
+    where they differ), which the card credits and ``push`` looks at; ``scoring_rule`` its tasks' rule unless a task
     names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
     on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
     cost more); ``show_lines`` what ``show`` adds about one of its rows.
@@ -119,6 +121,8 @@ class TaskFamily:
     show_lines: Callable[[dict], list[str]] | None = None
     languages: LanguageRule = ANY_LANGUAGE
     task_languages: tuple[tuple[str, LanguageRule], ...] = ()
+    upstreams: tuple[str, ...] = ()
+    task_upstreams: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
@@ -128,6 +132,10 @@ class TaskFamily:
     def language_rule(self, task: str) -> LanguageRule:
         """The languages a task of this family may have: its own rule (``task_languages``), else the family's."""
         return dict(self.task_languages).get(task, self.languages)
+
+    def upstreams_of(self, task: str) -> tuple[str, ...]:
+        """The pinned upstreams a task's rows are made from (``task_upstreams``, else the family's)."""
+        return dict(self.task_upstreams).get(task, self.upstreams)
 
     def describe(self, row: dict) -> list[str]:
         """The lines ``show`` prints about a row of this family beyond the common ones."""

@@ -53,6 +53,19 @@ def test_niah_setups_say_what_synthetic_yaml_sets(task, ruler_sources):
     assert task.setup == describe(dict(setting.args))
 
 
+def test_upstreams_are_the_pinned_ones_each_task_reads(ruler_sources):
+    from builders.sources.ruler.pins import PINNED_UPSTREAMS
+
+    for task in RULER_TASKS:
+        upstreams = task.family.upstreams_of(task.name)
+        assert upstreams[0] == "ruler" and set(upstreams) <= set(PINNED_UPSTREAMS)
+        setting = ruler_sources.tasks.settings.get(task.ruler_name)
+        essay = setting is not None and setting.args.get("type_haystack") == "essay"
+        assert ("paul_graham_essays" in upstreams) == essay == ("nltk_punkt" in upstreams), task.name
+    assert ruler_qa.RULER_QA.upstreams_of("ruler_qa_xquad") == ("ruler", "xquad")
+    assert FAMILIES["niah"].upstreams_of("s_niah") == ()  # ONERULER's own release only
+
+
 def test_vt_cwe_fwe_setups_say_what_synthetic_yaml_sets(ruler_sources):
     vt = ruler_sources.tasks.setting("vt").args
     assert f"{vt['type_haystack']} haystack; {vt['num_chains']} chain of {vt['num_hops']} hops" in ruler_vt.TASKS[0].setup

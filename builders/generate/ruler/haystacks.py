@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ...spec.configs import ConfigSpec
-from ...spec.families.ruler_niah import RulerNiahTask
+from ...spec.families.ruler import RulerTask
 from ..material import RowMaterial
 from ..rng import StableRng
 from .essay import EssayCounts, EssayLayout, EssaySplit
@@ -61,7 +61,7 @@ class LinesLayout:
 class _LineHaystack:
     """What the noise and distractor haystacks share: needles as lines, their counter, placement and rendering."""
 
-    def __init__(self, spec: ConfigSpec, task: RulerNiahTask, index: int, seed: int, draw, frame: RulerFrame,
+    def __init__(self, spec: ConfigSpec, task: RulerTask, index: int, seed: int, draw, frame: RulerFrame,
                  material: RowMaterial, first_chars: str):
         self.spec, self.task, self.index, self.seed, self.draw = spec, task, index, seed, draw
         self.counter = material.prepared.counter(material.tokenizer)
@@ -135,7 +135,7 @@ class DistractorHaystack(_LineHaystack):
 
     unit = "distractor needle"
 
-    def __init__(self, args: dict, spec: ConfigSpec, task: RulerNiahTask, index: int, seed: int, draw,
+    def __init__(self, args: dict, spec: ConfigSpec, task: RulerTask, index: int, seed: int, draw,
                  frame: RulerFrame, material: RowMaterial):
         super().__init__(spec, task, index, seed, draw, frame, material, first_chars=NEEDLE[0])
         self.args, self.material = args, material
@@ -143,7 +143,7 @@ class DistractorHaystack(_LineHaystack):
         self.real = set(draw.keys)
         self.haystack: list[Line] = []
         self.prefix = [0]
-        self.rejected = 0  # distractor keys redrawn because they were a real key
+        self.redrawn = [0]  # redrawn[i]: distractor keys redrawn (a real key) for the first i distractors
 
     def _grow(self, k: int) -> None:
         kind_k, kind_v = self.args["type_needle_k"], self.args["type_needle_v"]
@@ -151,12 +151,12 @@ class DistractorHaystack(_LineHaystack):
         while len(self.haystack) < k:
             texts = []
             for _ in range(CHUNK):
-                key = draw_value(kind_k, self.rng, keys)
+                key, redraws = draw_value(kind_k, self.rng, keys), 0
                 while key in self.real:
-                    self.rejected += 1
-                    key = draw_value(kind_k, self.rng, keys)
+                    key, redraws = draw_value(kind_k, self.rng, keys), redraws + 1
                 value = draw_value(kind_v, self.rng, keys)
                 texts.append(NEEDLE.format(type_needle_v=kind_v, key=key, value=value))
+                self.redrawn.append(self.redrawn[-1] + redraws)
             new = make_lines(self.counter, texts)
             self.haystack.extend(new)
             for line in new:
@@ -187,7 +187,7 @@ class EssayHaystack:
     unit = "essay word"
     k_min = 1
 
-    def __init__(self, spec: ConfigSpec, task: RulerNiahTask, draw, frame: RulerFrame, material: RowMaterial):
+    def __init__(self, spec: ConfigSpec, task: RulerTask, draw, frame: RulerFrame, material: RowMaterial):
         self.spec, self.task, self.draw = spec, task, draw
         prepared, tokenizer = material.prepared, material.tokenizer
         self.counter = prepared.counter(tokenizer)
@@ -240,7 +240,7 @@ class EssayHaystack:
                                    for needle, depth, p in zip(self.draw.needles, self.depths, layout.points)]
 
 
-def make_haystack(args: dict, spec: ConfigSpec, task: RulerNiahTask, index: int, seed: int, draw, frame: RulerFrame,
+def make_haystack(args: dict, spec: ConfigSpec, task: RulerTask, index: int, seed: int, draw, frame: RulerFrame,
                   material: RowMaterial) -> Haystack:
     """The haystack of the task's ``type_haystack`` for one row."""
     kind = args["type_haystack"]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ...base.errors import OneRulerError
 from ...spec.configs import ConfigSpec
-from ...spec.families.ruler_niah import RulerNiahTask
+from ...spec.families.ruler import RulerTask
 from ..material import RowMaterial
 from ..niah import DEPTHS
 from ..rng import StableRng
@@ -75,7 +75,7 @@ def needle_order(task: str, length: int, seed: int, n: int) -> list[int]:
     return StableRng("ruler-niah-needle-order", seed, task, length).permutation(n)
 
 
-def draw_niah(task: RulerNiahTask, args: dict, material: RowMaterial, length: int, index: int, seed: int) -> NiahDraw:
+def draw_niah(task: RulerTask, args: dict, material: RowMaterial, length: int, index: int, seed: int) -> NiahDraw:
     """Keys, values, needles, queries and grid depths of one row (``args``: the task's synthetic.yaml settings)."""
     rng = StableRng("ruler-niah", seed, task.name, length, index)
     niah_keys = material.ruler.niah_keys if "words" in (args["type_needle_k"], args["type_needle_v"]) else None
@@ -103,7 +103,7 @@ def draw_niah(task: RulerNiahTask, args: dict, material: RowMaterial, length: in
     return NiahDraw(tuple(keys), tuple(values), tuple(needles[i] for i in order), queried, depths, rejected)
 
 
-def frame_of(task: RulerNiahTask, args: dict, material: RowMaterial, draw: NiahDraw):
+def frame_of(task: RulerTask, args: dict, material: RowMaterial, draw: NiahDraw):
     """RULER's prompt around the haystack for this draw: singular when one value is asked."""
     template = material.ruler.tasks.template(task.ruler_name)
     one = args["num_needle_q"] * args["num_needle_v"] == 1
@@ -112,7 +112,7 @@ def frame_of(task: RulerNiahTask, args: dict, material: RowMaterial, draw: NiahD
     return ruler_frame(template, {"type_needle_v": kind, "query": query}, singular if one else None)
 
 
-def ruler_niah_fields(spec: ConfigSpec, task: RulerNiahTask, index: int, seed: int, material: RowMaterial) -> dict:
+def ruler_niah_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, material: RowMaterial) -> dict:
     """The content fields of one RULER NIAH row (those of the RULER NIAH family)."""
     setting = material.ruler.tasks.setting(task.ruler_name)
     args = dict(setting.args)

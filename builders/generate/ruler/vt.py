@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ...base.errors import OneRulerError
 from ...spec.configs import ConfigSpec
-from ...spec.families.ruler_vt import RulerVtTask
+from ...spec.families.ruler import RulerTask
 from ..budget import fit_units
 from ..counting import TokenCounter
 from ..material import RowMaterial
@@ -64,10 +64,11 @@ def statements(names: list[str], value: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Chains:
-    """The chains of one prompt: each one's variables and statements."""
+    """The chains of one prompt: each one's variables and statements, and the names redrawn as repeats."""
 
     names: tuple[tuple[str, ...], ...]
     statements: tuple[tuple[str, ...], ...]
+    rejected: int = 0
 
     @property
     def value(self) -> str:
@@ -78,12 +79,14 @@ class Chains:
 def draw_chains(rng: StableRng, args: dict, letters: int, value: str | None) -> Chains:
     """``num_chains`` chains of ``num_hops`` hops: distinct names, each chain's value drawn (or ``value``)."""
     taken: set[str] = set()
-    names, lines = [], []
+    names, lines, rejected = [], [], 0
     for _ in range(args["num_chains"]):
-        chain = [draw_name(rng, letters, taken)[0] for _ in range(args["num_hops"] + 1)]
+        drawn = [draw_name(rng, letters, taken) for _ in range(args["num_hops"] + 1)]
+        chain = [name for name, _ in drawn]
+        rejected += sum(r for _, r in drawn)
         names.append(tuple(chain))
         lines.append(tuple(statements(chain, value or str(rng.randint(VALUE_MIN, VALUE_MAX)))))
-    return Chains(tuple(names), tuple(lines))
+    return Chains(tuple(names), tuple(lines), rejected)
 
 
 def layout(rng: StableRng, noise_lines: int, chains: Chains) -> list[str]:
@@ -110,7 +113,7 @@ class Example:
     names: tuple[str, ...]
 
 
-def in_context_example(spec: ConfigSpec, task: RulerVtTask, args: dict, seed: int, material: RowMaterial) -> Example:
+def in_context_example(spec: ConfigSpec, task: RulerTask, args: dict, seed: int, material: RowMaterial) -> Example:
     """The example of a config, made once per (config, seed, tokenizer): as many noise lines as keep its prompt
     and answer prefix within 500 tokens."""
     example_args = {**args, "num_hops": min(MAX_EXAMPLE_HOPS, args["num_hops"])}
@@ -135,14 +138,14 @@ def in_context_example(spec: ConfigSpec, task: RulerVtTask, args: dict, seed: in
     return Example(text(fit.units) + " " + answer + "\n", chains.names[0])
 
 
-def renamed(example: Example, rng: StableRng) -> str:
+def renamed(example: Example, rng: StableRng) -> tuple[str, int]:
     """RULER's ``randomize_icl``: each answer variable renamed (same length, never another of its names or ``VAR``),
-    the value 12345 replaced by a fresh one."""
-    text, taken = example.text, set(example.names)
+    the value 12345 replaced by a fresh one; and the names redrawn for that."""
+    text, taken, rejected = example.text, set(example.names), 0
     for old in example.names:
-        new, _ = draw_name(rng, len(old), taken)
-        text = text.replace(old, new)
-    return text.replace(EXAMPLE_VALUE, str(rng.randint(VALUE_MIN, VALUE_MAX)))
+        new, redraws = draw_name(rng, len(old), taken)
+        text, rejected = text.replace(old, new), rejected + redraws
+    return text.replace(EXAMPLE_VALUE, str(rng.randint(VALUE_MIN, VALUE_MAX))), rejected
 
 
 def _records(lines: list[str], chains: Chains, counter: LineCounter, noise_tokens: int) -> list[dict]:
@@ -165,7 +168,7 @@ def _records(lines: list[str], chains: Chains, counter: LineCounter, noise_token
     return out
 
 
-def ruler_vt_fields(spec: ConfigSpec, task: RulerVtTask, index: int, seed: int, material: RowMaterial) -> dict:
+def ruler_vt_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, material: RowMaterial) -> dict:
     """The content fields of one RULER VT row (those of the RULER VT family)."""
     if spec.context_language != "en":
         raise OneRulerError(f"config {spec.name!r}: RULER's variable tracking in a {spec.context_language!r} context "
@@ -181,7 +184,7 @@ def ruler_vt_fields(spec: ConfigSpec, task: RulerVtTask, index: int, seed: int, 
     chains = draw_chains(rng, args, LETTERS, None)
     frame: RulerFrame = ruler_frame(material.ruler.tasks.template(task.ruler_name),
                                     {"query": chains.value, "num_v": args["num_hops"] + 1})
-    head = renamed(example, rng) + "\n" + frame.head
+    head = renamed(example, rng)[0] + "\n" + frame.head
     counter: TokenCounter = material.prepared.counter(material.tokenizer)
     lines = LineCounter(counter, head, frame.tail + frame.answer_prefix, {NOISE[0], KEYWORD[0]})
     noise = make_lines(counter, [NOISE])[0].tokens

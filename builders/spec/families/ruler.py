@@ -12,6 +12,7 @@ them against those files.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..family import LanguageRule, RowField, TaskFamily
 
@@ -22,14 +23,20 @@ ANSWER_PREFIX = RowField(
     "(appended to `input` where a server cannot continue one); `num_tokens` counts `input` + `answer_prefix`")
 
 ENGLISH_ONLY = LanguageRule(("en",), ("en",), "RULER's English task")
+RULER_UPSTREAM = ("ruler",)  # RULER's templates, settings and word list (raw/ruler/ruler.json)
+ESSAY_UPSTREAMS = ("ruler", "paul_graham_essays", "nltk_punkt")  # the essay haystack and its sentence splitter
 ENGLISH_INSTRUCTIONS = LanguageRule(None, ("en",), "RULER's English instructions; no native translation yet")
+
+
+_RECORDS: dict[str, TaskFamily] = {}  # RULER's family records by name, for their tasks' ``family``
 
 
 @dataclass(frozen=True)
 class RulerTask:
-    """One of RULER's tasks: its id here, RULER's name for it (``synthetic.yaml``; None: not one of RULER's 13),
-    what it is for the card, and what RULER fixes (reserve = ``tokens_to_generate``, the metric)."""
+    """One of RULER's tasks: its family's name, its id here, RULER's name for it (``synthetic.yaml``; None: not one of
+    RULER's 13), what it is for the card, and what RULER fixes (reserve = ``tokens_to_generate``, the metric)."""
 
+    family_name: str  # ruler_niah
     name: str  # ruler_niah_single_1
     ruler_name: str | None  # niah_single_1
     paper_name: str
@@ -42,8 +49,8 @@ class RulerTask:
 
     @property
     def family(self) -> TaskFamily:
-        """The family record (each family's task class says which)."""
-        raise NotImplementedError
+        """The family record (``ruler_family`` made it)."""
+        return _RECORDS[self.family_name]
 
     @property
     def card_cells(self) -> tuple[str, str]:
@@ -56,6 +63,26 @@ class RulerTask:
         return self.name, 0
 
 
-def answer_prefix_line(row: dict) -> list[str]:
-    """``show``'s line about a RULER row: the answer prefix sent after the prompt."""
-    return [f"answer prefix (prefilled as the start of the answer): {row['answer_prefix']!r}"]
+def show_lines(tasks: tuple[RulerTask, ...]) -> Callable[[dict], list[str]]:
+    """``show``'s lines about a row of one of ``tasks``: its RULER setting and the answer prefix sent after the
+    prompt."""
+    setups = {t.name: t.setup for t in tasks}
+
+    def lines(row: dict) -> list[str]:
+        return [f"RULER's setting: {setups.get(row['task'], '?')}",
+                f"answer prefix (prefilled as the start of the answer): {row['answer_prefix']!r}"]
+
+    return lines
+
+
+def ruler_family(*, tasks: tuple[RulerTask, ...], **fields) -> TaskFamily:
+    """A RULER family's record: ``fields`` as ``TaskFamily`` takes them, and what every RULER family has (the
+    ``answer_prefix`` column, ``show``'s lines, RULER's files as upstream unless given, no fixed-depth configs, no
+    task of the paper's main grid); its tasks then read it as their ``family``."""
+    strangers = [t.name for t in tasks if t.family_name != fields["name"]]
+    if strangers:
+        raise ValueError(f"family {fields['name']!r}: task(s) {', '.join(strangers)} name another family")
+    record = TaskFamily(tasks=tasks, row_fields=(ANSWER_PREFIX,), show_lines=show_lines(tasks), depth_sweeps=False,
+                        **{"upstreams": RULER_UPSTREAM, **fields})
+    _RECORDS[record.name] = record
+    return record

@@ -4,35 +4,20 @@ example; the answer is those 10 words. Scored by RULER's ``string_match_all``.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..family import TaskFamily
-from .ruler import ANSWER_PREFIX, ENGLISH_ONLY, RulerTask, answer_prefix_line
+from .ruler import ENGLISH_ONLY, RulerTask, ruler_family
 
 CWE_RESERVE = 120  # RULER's tokens_to_generate for common_words_extraction
 
-
-@dataclass(frozen=True)
-class RulerCweTask(RulerTask):
-    """RULER's common-words-extraction task."""
-
-    @property
-    def family(self) -> TaskFamily:
-        """The RULER CWE family."""
-        return RULER_CWE
-
-
-TASKS: tuple[RulerCweTask, ...] = (
-    RulerCweTask("ruler_cwe", "cwe", "RULER CWE", "10 words ×30, others ×3; one in-context example", "—",
-                 "the 10 common words", CWE_RESERVE, "string_match_all"),
+TASKS: tuple[RulerTask, ...] = (
+    RulerTask("ruler_cwe", "ruler_cwe", "cwe", "RULER CWE", "10 words ×30, others ×3; one in-context example", "—",
+              "the 10 common words", CWE_RESERVE, "string_match_all"),
 )
 
-RULER_CWE = TaskFamily(
+RULER_CWE = ruler_family(
     name="ruler_cwe", label="RULER CWE",
     summary="RULER's common words (English): a numbered list of words after one in-context example; the answer is "
             "the 10 most frequent",
     unit="words", reserve=CWE_RESERVE,
     count_margin=0.45,  # numbered word lists, as ONERULER's CWE
-    needles=False, cross_lingual=False, depth_sweeps=False, scoring_rule="string_match_all", tasks=TASKS,
-    row_fields=(ANSWER_PREFIX,), show_lines=answer_prefix_line, languages=ENGLISH_ONLY,
+    needles=False, cross_lingual=False, scoring_rule="string_match_all", tasks=TASKS, languages=ENGLISH_ONLY,
 )

@@ -5,31 +5,18 @@ a haystack of repeated noise sentences, Paul Graham's essays or distractor needl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..family import TaskFamily
-from .ruler import ANSWER_PREFIX, ENGLISH_ONLY, RulerTask, answer_prefix_line
+from .ruler import ENGLISH_ONLY, ESSAY_UPSTREAMS, RulerTask, ruler_family
 
 NIAH_RESERVE = 128  # RULER's tokens_to_generate for niah (constants.py)
 
 
-@dataclass(frozen=True)
-class RulerNiahTask(RulerTask):
-    """One of RULER's NIAH tasks."""
-
-    @property
-    def family(self) -> TaskFamily:
-        """The RULER NIAH family."""
-        return RULER_NIAH
-
-
-def _task(ruler_name: str, paper_name: str, setup: str, needles: str, gold: str) -> RulerNiahTask:
-    return RulerNiahTask(f"ruler_{ruler_name}", ruler_name, paper_name, setup, needles, gold, NIAH_RESERVE,
-                         "string_match_all")
+def _task(ruler_name: str, paper_name: str, setup: str, needles: str, gold: str) -> RulerTask:
+    return RulerTask("ruler_niah", f"ruler_{ruler_name}", ruler_name, paper_name, setup, needles, gold, NIAH_RESERVE,
+                     "string_match_all")
 
 
 # In RULER's order (synthetic.yaml); the setups say what its settings are (a test reads them from the file).
-TASKS: tuple[RulerNiahTask, ...] = (
+TASKS: tuple[RulerTask, ...] = (
     _task("niah_single_1", "RULER S-NIAH 1", "noise haystack; word key, number value", "1", "the value"),
     _task("niah_single_2", "RULER S-NIAH 2", "essay haystack; word key, number value", "1", "the value"),
     _task("niah_single_3", "RULER S-NIAH 3", "essay haystack; word key, UUID value", "1", "the value"),
@@ -45,14 +32,15 @@ TASKS: tuple[RulerNiahTask, ...] = (
           "4 keys × 1 value", "all 4 values"),
 )
 
-RULER_NIAH = TaskFamily(
+RULER_NIAH = ruler_family(
     name="ruler_niah", label="RULER NIAH",
     summary="RULER's retrieval tasks (English): key-value needles (words, 7-digit numbers, UUIDs) in repeated noise "
             "sentences, Paul Graham's essays or distractor needles; the answer is the queried values",
-    unit="haystack units (noise lines, essay words or distractor needles: the task's haystack)",
+    unit="haystack units (noise lines, essay words or distractor needles, by the task's haystack)",
     reserve=NIAH_RESERVE,
     # UUIDs and 7-digit numbers cost tokenizers that split digits singly far more than cl100k
     count_margin=0.35,
-    needles=True, cross_lingual=False, depth_sweeps=False, scoring_rule="string_match_all", tasks=TASKS,
-    row_fields=(ANSWER_PREFIX,), show_lines=answer_prefix_line, languages=ENGLISH_ONLY,
+    needles=True, cross_lingual=False, scoring_rule="string_match_all", tasks=TASKS, languages=ENGLISH_ONLY,
+    task_upstreams=tuple((f"ruler_{name}", ESSAY_UPSTREAMS) for name in (
+        "niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multivalue", "niah_multiquery")),  # essay haystack
 )

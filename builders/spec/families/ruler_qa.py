@@ -6,44 +6,34 @@ gold documents sit."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 
-from ..family import LanguageRule, TaskFamily
-from .ruler import ANSWER_PREFIX, ENGLISH_ONLY, RulerTask, answer_prefix_line
+from ..family import LanguageRule
+from .ruler import ENGLISH_ONLY, RulerTask, ruler_family
 
 QA_RESERVE = 32  # RULER's tokens_to_generate for qa
 # XQuAD's languages that are ONERULER languages, and English (XQuAD has 12: ar, el, ro, th, tr are not ONERULER's).
 XQUAD_LANGUAGES: tuple[str, ...] = ("de", "es", "hi", "ru", "vi", "zh", "en")
-XQUAD_RULE = LanguageRule(XQUAD_LANGUAGES, ("en",),
-                          "XQuAD's languages that are ONERULER's; RULER's English instructions")
+XQUAD_RULE = LanguageRule(XQUAD_LANGUAGES, ("en",), "XQuAD's languages that are ONERULER's; RULER's English instructions")
 
-
-@dataclass(frozen=True)
-class RulerQaTask(RulerTask):
-    """One of RULER's QA tasks."""
-
-    @property
-    def family(self) -> TaskFamily:
-        """The RULER QA family."""
-        return RULER_QA
-
-
-TASKS: tuple[RulerQaTask, ...] = (
-    RulerQaTask("ruler_qa_1", "qa_1", "RULER QA 1 (SQuAD)", "SQuAD v2.0 dev paragraphs, answerable questions",
-                "gold paragraph(s)", "any of the question's answers", QA_RESERVE, "string_match_part"),
-    RulerQaTask("ruler_qa_2", "qa_2", "RULER QA 2 (HotpotQA)", "HotpotQA dev distractor documents",
-                "gold documents", "any of the question's answers", QA_RESERVE, "string_match_part"),
-    RulerQaTask("ruler_qa_xquad", None, "RULER's QA over XQuAD", "XQuAD paragraphs and questions in the context "
-                "language", "gold paragraph(s)", "any of the question's answers", QA_RESERVE, "string_match_part"),
+_task = partial(RulerTask, "ruler_qa", reserve=QA_RESERVE, scoring_rule="string_match_part")
+TASKS: tuple[RulerTask, ...] = (
+    _task("ruler_qa_1", "qa_1", "RULER QA 1 (SQuAD)", "SQuAD v2.0 dev paragraphs, answerable questions",
+          "gold paragraph(s)", "any of the question's answers"),
+    _task("ruler_qa_2", "qa_2", "RULER QA 2 (HotpotQA)", "HotpotQA dev distractor documents", "gold documents",
+          "any of the question's answers"),
+    _task("ruler_qa_xquad", None, "RULER's QA over XQuAD", "XQuAD paragraphs and questions in the context language",
+          "gold paragraph(s)", "any of the question's answers"),
 )
 
-RULER_QA = TaskFamily(
+RULER_QA = ruler_family(
     name="ruler_qa", label="RULER QA",
     summary="RULER's question answering: the gold paragraphs of a question among distracting ones (SQuAD, HotpotQA; "
             "XQuAD in its languages); the answer is any of the question's answers",
     unit="documents", reserve=QA_RESERVE,
     count_margin=0.1,
-    needles=True, cross_lingual=True, depth_sweeps=False, scoring_rule="string_match_part", tasks=TASKS,
-    row_fields=(ANSWER_PREFIX,), show_lines=answer_prefix_line, languages=ENGLISH_ONLY,
+    needles=True, cross_lingual=True, scoring_rule="string_match_part", tasks=TASKS, languages=ENGLISH_ONLY,
     task_languages=(("ruler_qa_xquad", XQUAD_RULE),),
+    task_upstreams=(("ruler_qa_1", ("ruler", "squad")), ("ruler_qa_2", ("ruler", "hotpotqa")),
+                    ("ruler_qa_xquad", ("ruler", "xquad"))),
 )

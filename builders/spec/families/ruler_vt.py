@@ -5,35 +5,20 @@ RULER's English instructions (``pl-en_ruler_vt_32768``; English contexts only un
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from ..family import TaskFamily
-from .ruler import ANSWER_PREFIX, ENGLISH_INSTRUCTIONS, RulerTask, answer_prefix_line
+from .ruler import ENGLISH_INSTRUCTIONS, RulerTask, ruler_family
 
 VT_RESERVE = 30  # RULER's tokens_to_generate for variable_tracking
 
-
-@dataclass(frozen=True)
-class RulerVtTask(RulerTask):
-    """RULER's variable-tracking task."""
-
-    @property
-    def family(self) -> TaskFamily:
-        """The RULER VT family."""
-        return RULER_VT
-
-
-TASKS: tuple[RulerVtTask, ...] = (
-    RulerVtTask("ruler_vt", "vt", "RULER VT", "noise haystack; 1 chain of 4 hops, after one in-context example",
-                "5 statements", "the 5 variables of the chain", VT_RESERVE, "string_match_all"),
+TASKS: tuple[RulerTask, ...] = (
+    RulerTask("ruler_vt", "ruler_vt", "vt", "RULER VT", "noise haystack; 1 chain of 4 hops, after one in-context "
+              "example", "5 statements", "the 5 variables of the chain", VT_RESERVE, "string_match_all"),
 )
 
-RULER_VT = TaskFamily(
+RULER_VT = ruler_family(
     name="ruler_vt", label="RULER VT",
     summary="RULER's variable tracking: a chain of `VAR X = N` assignments in repeated noise sentences, after an "
             "in-context example; the answer is every variable that holds the value",
     unit="noise lines", reserve=VT_RESERVE,
     count_margin=0.1,
-    needles=True, cross_lingual=True, depth_sweeps=False, scoring_rule="string_match_all", tasks=TASKS,
-    row_fields=(ANSWER_PREFIX,), show_lines=answer_prefix_line, languages=ENGLISH_INSTRUCTIONS,
+    needles=True, cross_lingual=True, scoring_rule="string_match_all", tasks=TASKS, languages=ENGLISH_INSTRUCTIONS,
 )
