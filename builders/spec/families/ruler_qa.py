@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..family import LanguageRule, TaskFamily
+from ..family import LanguageRule, PoolFields, RowField, TaskFamily
 from .ruler import ANSWER_PREFIX, ENGLISH_ONLY, RulerTask, answer_prefix_line
 
 QA_RESERVE = 32  # RULER's tokens_to_generate for qa
@@ -28,6 +28,13 @@ class RulerQaTask(RulerTask):
         return RULER_QA
 
 
+def qa_lines(row: dict) -> list[str]:
+    """``show``'s lines about a QA row: the answer prefix, the documents against the source's, an exhausted pool."""
+    return answer_prefix_line(row) + [
+        f"documents: {row['num_units']:,} of a source of {row['qa_pool_size']:,}"
+        + ("; POOL EXHAUSTED before the budget" if row["qa_pool_exhausted"] else "")]
+
+
 TASKS: tuple[RulerQaTask, ...] = (
     RulerQaTask("ruler_qa_1", "qa_1", "RULER QA 1 (SQuAD)", "SQuAD v2.0 dev paragraphs, answerable questions",
                 "gold paragraph(s)", "any of the question's answers", QA_RESERVE, "string_match_part"),
@@ -44,6 +51,11 @@ RULER_QA = TaskFamily(
     unit="documents", reserve=QA_RESERVE,
     count_margin=0.1,
     needles=True, cross_lingual=True, depth_sweeps=False, scoring_rule="string_match_part", tasks=TASKS,
-    row_fields=(ANSWER_PREFIX,), show_lines=answer_prefix_line, languages=ENGLISH_ONLY,
-    task_languages=(("ruler_qa_xquad", XQUAD_RULE),),
+    row_fields=(ANSWER_PREFIX,
+                RowField("qa_pool_size", "int32", "documents in the source the context draws from (XQuAD: the "
+                                                  "language's 240 paragraphs)"),
+                RowField("qa_pool_exhausted", "bool", "True: every document of the source is in the context once and "
+                                                      "the budget is not reached (XQuAD; see the shortfalls)")),
+    show_lines=qa_lines, languages=ENGLISH_ONLY, task_languages=(("ruler_qa_xquad", XQUAD_RULE),),
+    pool=PoolFields("qa_pool_size", "qa_pool_exhausted", "document pool", "documents"),
 )
