@@ -6,8 +6,11 @@
   (``input_text.rfind(answer_prefix[:10])``). The frame is filled with the context replaced by a marker, so the
   context is never copied: ``head + context + tail`` is RULER's ``input``, ``answer_prefix`` its ``answer_prefix``.
 - ``FixedOrder``: RULER's fixed-seed shuffle (``random.Random(seed).shuffle``: the same permutation for every
-  sample of a config) as one order key per list slot, fixed per (task, seed); a list of n slots is listed in
-  the order of its first n keys, so a longer list only inserts its new slots (the budget search stays monotone).
+  sample of a config) as one order key per list slot, fixed per (task, seed, length); a list of n slots is listed
+  in the order of its first n keys, so a longer list only inserts its new slots (the budget search stays
+  monotone). RULER's permutation depends on the list's length alone, so a slot's place differs from one length
+  to another: the generators key the order by the config's length too (else the gold document of QA would sit at
+  the same depth at every length).
 - ``random_order``: RULER's ``random.sample(population, k)`` as the first k of a row's random order.
 - ``ruler_template``: a task's template, its ``tokens_to_generate`` checked against the task's reserve.
 - ``fit_tight``: the largest context whose prompt fits the budget, one unit more measured and over; a length

@@ -191,8 +191,8 @@ def _fit(spec: ConfigSpec, task: RulerCweTask, index: int, seed: int, material: 
     if english and reach < k_min:
         return None  # english_words.json holds no longer list (RULER's random.sample would fail)
     sample = random_order(len(pool.words), "ruler-cwe-sample", english, seed, task.name, spec.length, index)[:reach]
-    prompt = WordListPrompt(pool, sample, shape, FixedOrder("ruler-cwe-items", seed, task.name, shape.common,
-                                                            shape.uncommon), head, frame.closing, material)
+    order = FixedOrder("ruler-cwe-items", seed, task.name, spec.length, shape.common, shape.uncommon)
+    prompt = WordListPrompt(pool, sample, shape, order, head, frame.closing, material)
     if english and prompt.measure(k_min)[0] > budget:
         return None
     return fit_tight(spec, task.reserve, prompt.estimate, prompt.measure, min(k_min, reach), reach, "list word"), prompt

@@ -65,7 +65,7 @@ def coded_vocabulary(vocab_size: int, task: RulerFweTask, length: int, index: in
         value = rng.randbelow(space)
         drawn.add("".join(letters[(value // 26 ** i) % 26] for i in range(CODED_WORDLEN)))
     ordered = sorted(drawn)
-    vocab = [ordered[i] for i in FixedOrder("ruler-fwe-vocab", seed, task.name).order(vocab_size).tolist()]
+    vocab = [ordered[i] for i in FixedOrder("ruler-fwe-vocab", seed, task.name, vocab_size).order(vocab_size).tolist()]
     vocab[0] = NOISE
     return vocab
 

@@ -181,7 +181,8 @@ def ruler_qa_fields(spec: ConfigSpec, task: RulerQaTask, index: int, seed: int, 
     question = dataset.questions[index]
     frame = ruler_frame(ruler_template(material.ruler.tasks, task, QA_FAMILY), {"query": question.query})
     draw = draw_documents(dataset, question, (seed, task.name, spec.context_language, spec.length, index))
-    prompt = DocumentsPrompt(dataset, draw, FixedOrder("ruler-qa-documents", seed, task.name), frame, material)
+    order = FixedOrder("ruler-qa-documents", seed, task.name, spec.length)  # RULER's shuffle: one per length
+    prompt = DocumentsPrompt(dataset, draw, order, frame, material)
     budget = spec.length - task.reserve
     repeats = task.ruler_name is not None  # RULER's repetition past the source's size; XQuAD stops at its pool
     k_max = max(len(question.context), budget // 4 + 1 if repeats else len(dataset.documents))
