@@ -65,6 +65,18 @@ class TaskForm:
 
 
 @dataclass(frozen=True)
+class PoolFields:
+    """A family whose context draws from a finite pool that may run out before the budget (CWE's word pools, XQuAD's
+    paragraphs): the row fields holding the pool's size and whether it ran out, and the words the card and the
+    build's warning say it with (``what``: "word pool"; ``unit``: "words")."""
+
+    size: str
+    exhausted: str
+    what: str
+    unit: str
+
+
+@dataclass(frozen=True)
 class LanguageRule:
     """Which languages a task's configs may have: its context languages and its instruction languages (None: any of
     the benchmark's 26), and why, in the words of the error that refuses another (``spec/configs.py``).
@@ -101,7 +113,8 @@ class TaskFamily:
     where they differ), which the card credits and ``push`` looks at; ``scoring_rule`` its tasks' rule unless a task
     names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
     on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
-    cost more); ``show_lines`` what ``show`` adds about one of its rows.
+    cost more); ``show_lines`` what ``show`` adds about one of its rows; ``pool`` its row fields saying that a
+    finite pool ran out (the card's shortfalls, the build's warning).
     """
 
     name: str
@@ -123,6 +136,7 @@ class TaskFamily:
     task_languages: tuple[tuple[str, LanguageRule], ...] = ()
     upstreams: tuple[str, ...] = ()
     task_upstreams: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    pool: PoolFields | None = None
 
     def __post_init__(self) -> None:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]

@@ -17,6 +17,8 @@ from builders.spec.languages import LANGUAGE_CODES, get_language
 from builders.generate.niah import DEPTHS, draw_niah
 from builders.spec.schema import CORE_FEATURES, field_names
 from builders.sources.store import Sources
+from builders.spec.families.cwe import CWE
+from builders.spec.families.niah import NIAH
 from builders.spec.tasks import NIAH_TASKS, TASKS, family_of
 
 SAMPLES_8K = 2
@@ -237,9 +239,10 @@ def check_row(row, generator: RowGenerator, tokenizer):
 
 
 def buildable(lang: str) -> list[str]:
-    """The tasks a monolingual config of ``lang`` can be built for: the family has a row generator and allows the
-    language (RULER's English tasks: en only)."""
-    return [name for name, task in TASKS.items() if task.family.name in GENERATORS
+    """The tasks of ONERULER's own families (NIAH, CWE) a monolingual config of ``lang`` can be built for: the family
+    has a row generator and allows the language. RULER's families are checked against RULER's rules in
+    tests/generate/ruler/."""
+    return [name for name, task in TASKS.items() if task.family in (NIAH, CWE) and task.family.name in GENERATORS
             and task.family.language_rule(name).allows(lang, lang)]
 
 

@@ -20,11 +20,12 @@ MAX_DOUBLINGS = 8  # an estimate that far off is a bug, not a text
 
 
 def fit_tight(spec: ConfigSpec, reserve: int, estimate: Callable[[int], int], measure: Callable[[int], tuple[int, T]],
-              k_min: int, k_max: int, unit: str) -> Fit[T]:
+              k_min: int, k_max: int, unit: str, limit: int | None = None) -> Fit[T]:
     """The largest haystack of at least ``k_min`` units whose prompt takes at most ``spec.length - reserve`` tokens,
-    one unit more measured and over (``k_max``: a first upper bound, doubled while it still fits; ``unit``: a unit's
-    name, singular)."""
+    one unit more measured and over (``k_max``: a first upper bound, doubled while it still fits, never past
+    ``limit``: the most units a finite source holds; ``unit``: a unit's name, singular)."""
     budget = spec.length - reserve
+    k_max = k_max if limit is None else min(k_max, limit)
     for _ in range(MAX_DOUBLINGS):
         try:
             fit = fit_units(budget=budget, estimate=estimate, unit_cost=lambda k: 0, measure=measure,
@@ -35,7 +36,7 @@ def fit_tight(spec: ConfigSpec, reserve: int, estimate: Callable[[int], int], me
                 f"config {spec.name!r}: {spec.length:,} tokens cannot hold this task by RULER's rules: with its smallest "
                 f"haystack ({plural(k_min, unit)}) the prompt takes {tokens:,} tokens and the answer {reserve}; the "
                 f"shortest length is {tokens + reserve:,}") from None
-        if fit.units < k_max:
+        if fit.units < k_max or k_max == limit:
             return fit
-        k_max *= 2
+        k_max = 2 * k_max if limit is None else min(2 * k_max, limit)
     raise BudgetError(f"config {spec.name!r}: the haystack estimate never reached the budget ({plural(k_max, unit)})")

@@ -29,6 +29,11 @@ class RulerFrame:
     tail: str
     answer_prefix: str
 
+    @property
+    def closing(self) -> str:
+        """What follows the context in the text ``num_tokens`` counts: the tail and the answer prefix."""
+        return self.tail + self.answer_prefix
+
 
 def ruler_frame(template: RulerTemplate, values: dict[str, object],
                 rewrite: Callable[[str], str] | None = None) -> RulerFrame:

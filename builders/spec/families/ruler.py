@@ -63,26 +63,30 @@ class RulerTask:
         return self.name, 0
 
 
-def show_lines(tasks: tuple[RulerTask, ...]) -> Callable[[dict], list[str]]:
-    """``show``'s lines about a row of one of ``tasks``: its RULER setting and the answer prefix sent after the
-    prompt."""
+def show_lines(tasks: tuple[RulerTask, ...], more: Callable[[dict], list[str]] | None = None
+               ) -> Callable[[dict], list[str]]:
+    """``show``'s lines about a row of one of ``tasks``: its RULER setting, what ``more`` says about it, and the
+    answer prefix sent after the prompt."""
     setups = {t.name: t.setup for t in tasks}
 
     def lines(row: dict) -> list[str]:
-        return [f"RULER's setting: {setups.get(row['task'], '?')}",
+        return [f"RULER's setting: {setups.get(row['task'], '?')}", *(more(row) if more else []),
                 f"answer prefix (prefilled as the start of the answer): {row['answer_prefix']!r}"]
 
     return lines
 
 
-def ruler_family(*, tasks: tuple[RulerTask, ...], **fields) -> TaskFamily:
+def ruler_family(*, tasks: tuple[RulerTask, ...], more_fields: tuple[RowField, ...] = (),
+                 more_lines: Callable[[dict], list[str]] | None = None, **fields) -> TaskFamily:
     """A RULER family's record: ``fields`` as ``TaskFamily`` takes them, and what every RULER family has (the
-    ``answer_prefix`` column, ``show``'s lines, RULER's files as upstream unless given, no fixed-depth configs, no
-    task of the paper's main grid); its tasks then read it as their ``family``."""
+    ``answer_prefix`` column then ``more_fields``, ``show``'s lines with ``more_lines``, RULER's files as upstream
+    unless given, no fixed-depth configs, no task of the paper's main grid); its tasks then read it as their
+    ``family``."""
     strangers = [t.name for t in tasks if t.family_name != fields["name"]]
     if strangers:
         raise ValueError(f"family {fields['name']!r}: task(s) {', '.join(strangers)} name another family")
-    record = TaskFamily(tasks=tasks, row_fields=(ANSWER_PREFIX,), show_lines=show_lines(tasks), depth_sweeps=False,
+    record = TaskFamily(tasks=tasks, row_fields=(ANSWER_PREFIX, *more_fields),
+                        show_lines=show_lines(tasks, more_lines), depth_sweeps=False,
                         **{"upstreams": RULER_UPSTREAM, **fields})
     _RECORDS[record.name] = record
     return record

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 from functools import partial
 
-from ..family import LanguageRule
+from ..family import LanguageRule, PoolFields, RowField
 from .ruler import ENGLISH_ONLY, RulerTask, ruler_family
 
 QA_RESERVE = 32  # RULER's tokens_to_generate for qa
 # XQuAD's languages that are ONERULER languages, and English (XQuAD has 12: ar, el, ro, th, tr are not ONERULER's).
 XQUAD_LANGUAGES: tuple[str, ...] = ("de", "es", "hi", "ru", "vi", "zh", "en")
-XQUAD_RULE = LanguageRule(XQUAD_LANGUAGES, ("en",), "XQuAD's languages that are ONERULER's; RULER's English instructions")
+XQUAD_RULE = LanguageRule(XQUAD_LANGUAGES, ("en",),
+                          "XQuAD's languages that are ONERULER's; RULER's English instructions")
+
+
+def qa_lines(row: dict) -> list[str]:
+    """``show``'s line about a QA row: the documents against the source's, an exhausted pool."""
+    return [f"documents: {row['num_units']:,} of a source of {row['qa_pool_size']:,}"
+            + ("; POOL EXHAUSTED before the budget" if row["qa_pool_exhausted"] else "")]
+
 
 _task = partial(RulerTask, "ruler_qa", reserve=QA_RESERVE, scoring_rule="string_match_part")
 TASKS: tuple[RulerTask, ...] = (
@@ -36,4 +44,9 @@ RULER_QA = ruler_family(
     task_languages=(("ruler_qa_xquad", XQUAD_RULE),),
     task_upstreams=(("ruler_qa_1", ("ruler", "squad")), ("ruler_qa_2", ("ruler", "hotpotqa")),
                     ("ruler_qa_xquad", ("ruler", "xquad"))),
+    more_fields=(RowField("qa_pool_size", "int32", "documents in the source the context draws from (XQuAD: the "
+                                                    "language's 240 paragraphs)"),
+                 RowField("qa_pool_exhausted", "bool", "True: every document of the source is in the context once and "
+                                                         "the budget is not reached (XQuAD; see the shortfalls)")),
+    more_lines=qa_lines, pool=PoolFields("qa_pool_size", "qa_pool_exhausted", "document pool", "documents"),
 )

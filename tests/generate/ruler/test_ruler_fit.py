@@ -24,3 +24,13 @@ def test_too_short_names_the_shortest_length():
                                           r"RULER's rules: with its smallest haystack \(5 units\) the prompt takes "
                                           r"1,200 tokens and the answer 30; the shortest length is 1,230$"):
         fit_tight(spec, 30, lambda k: 1000 + 40 * k, lambda k: (1000 + 40 * k, None), 5, 50, "unit")
+
+
+def test_a_finite_source_caps_the_haystack_and_a_large_first_bound_needs_no_doubling():
+    spec = ConfigSpec("en", "ruler_qa_xquad", 4096)
+    capped = fit_tight(spec, 50, lambda k: 10 * k, lambda k: (10 * k, None), 1, 100, "document", limit=240)
+    assert capped.units == 240  # the whole source, short of the budget: no unit beyond it
+    free = fit_tight(spec, 50, lambda k: 10 * k, lambda k: (10 * k + (k % 3), None), 1, 100, "word")
+    assert free.tokens <= 4046 < 10 * (free.units + 1) + (free.units + 1) % 3  # grown past the first bound
+    wide = fit_tight(spec, 50, lambda k: 10 * k, lambda k: (10 * k + (k % 3), None), 1, 10_000, "word")
+    assert wide.units == free.units

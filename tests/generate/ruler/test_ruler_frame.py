@@ -20,6 +20,7 @@ def test_frames_of_every_family_rebuild_the_filled_template(ruler_sources):
         whole = (template.template + template.answer_prefix).format(**filled, context="CONTEXT")
         assert frame.head + "CONTEXT" + frame.tail + frame.answer_prefix == whole
         assert frame.answer_prefix == whole[whole.rfind(template.answer_prefix[:10]):]
+        assert frame.closing == frame.tail + frame.answer_prefix
 
 
 def test_the_last_occurrence_is_cut_and_a_rewrite_applies_first():
