@@ -96,3 +96,17 @@ def test_a_ruler_row_shows_its_setting_needle_and_answer_prefix(generator):
     assert shown.endswith(f"answer prefix (prefilled as the start of the answer): {row['answer_prefix']!r}")
     assert row["answer_prefix"].startswith(" The special magic number for ")
 
+
+
+def test_a_ruler_qa_row_shows_its_documents_against_the_source(generator):
+    from builders.cli.show import format_example
+    from builders.spec.configs import parse_config_name
+
+    row = generator.example(parse_config_name("de-en_ruler_qa_xquad_8192"), 1)
+    shown = click.unstyle(format_example(row))
+    assert f"documents: {row['num_units']:,} of a source of 240\n" in shown and "POOL EXHAUSTED" not in shown
+    assert "RULER's setting: XQuAD paragraphs and questions in the context language" in shown
+    assert shown.count("◀ depth") == len(row["needles"]) >= 1
+    exhausted = generator.example(parse_config_name("de-en_ruler_qa_xquad_131072"), 0)
+    assert "documents: 240 of a source of 240; POOL EXHAUSTED before the budget" in click.unstyle(
+        format_example(exhausted))

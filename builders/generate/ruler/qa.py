@@ -163,12 +163,13 @@ class DocumentsPrompt:
 
 
 def gold_records(prompt: DocumentsPrompt, n: int) -> list[dict]:
-    """Where each gold document landed: its number (``key``), its source index (``value``), its depth in % of the
-    documents before it (``actual_depth``; ``depth`` rounded) and of the context's tokens before it."""
+    """Where each gold document landed: its number (``key``), its header in the context (``value``, what ``show``
+    highlights), its depth in % of the documents before it (``actual_depth``; ``depth`` rounded) and of the
+    context's tokens before it."""
     gold = set(prompt.draw.gold)
     listed = prompt.listed(n).tolist()
     before, total = prompt.tokens_before(n)
-    return [{"key": f"{LABEL} {p + 1}", "value": str(d), "depth": int(100 * p / n + 0.5), "actual_depth": 100 * p / n,
+    return [{"key": f"{LABEL} {p + 1}", "value": f"{LABEL} {p + 1}:", "depth": int(100 * p / n + 0.5), "actual_depth": 100 * p / n,
              "token_depth": 100 * int(before[p]) / max(total, 1)} for p, d in enumerate(listed) if d in gold]
 
 

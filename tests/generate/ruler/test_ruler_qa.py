@@ -129,6 +129,7 @@ def test_squad_rows_follow_rulers_rules(qa_generator, cl100k, ruler_sources, len
             assert set(more) < set(documents) <= all_documents
         position = documents.index(gold)
         (needle,) = row["needles"]
+        assert needle["value"] == f"Document {position + 1}:"
         assert needle["key"] == f"Document {position + 1}" and needle["depth"] == int(100 * position / len(documents) + .5)
         before = row["input"][row["context_span"][0]:row["input"].index(f"Document {position + 1}:\n")]
         context = row["input"][slice(*row["context_span"])]
