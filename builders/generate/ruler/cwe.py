@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...sources.ruler.words import WordList
 from ...spec.configs import ConfigSpec
 from ...spec.families.ruler import RulerTask
 from ..budget import Fit

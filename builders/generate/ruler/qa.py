@@ -19,7 +19,7 @@ paragraph once (RULER's rule at n = the pool: no document repeated) and falls sh
 the row (``qa_pool_exhausted``) and the card and warned about at build, as CWE's word-pool shortfall is. RULER's
 repetition would fill the length with copies of the same 240 paragraphs, the gold one among them up to
 length / pool times: another task. ``needles`` record where the gold documents landed: their number in the
-prompt (``key``), their index in the source's documents (``value``), depth in % of the documents before them and
+prompt (``key``), their header there (``value``: ``Document {i}:``, what ``show`` highlights), depth in % of the documents before them and
 of the context's tokens. n is the most documents whose prompt fits, one more measured and over.
 """
 
