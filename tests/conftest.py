@@ -159,17 +159,17 @@ def source_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def sources(mirror, source_cache):
+def sources(mirrors, source_cache):
+    """ONERULER's sources from the mirrors; their ``ruler`` (RULER's inputs) reads the same mirrors and cache."""
     from builders.sources.store import load_sources
 
-    return load_sources(mirror=str(mirror), cache_dir=str(source_cache))
+    return load_sources(mirror=mirrors, cache_dir=str(source_cache))
 
 
 @pytest.fixture(scope="session")
-def ruler_sources(mirrors, source_cache):
-    from builders.sources.ruler.store import RulerSources
-
-    return RulerSources(mirror=mirrors, cache_dir=str(source_cache))
+def ruler_sources(sources):
+    """RULER's inputs: the session's ``sources.ruler`` (so the generator's and the tests' parsed values are one)."""
+    return sources.ruler
 
 
 @pytest.fixture(scope="session")

@@ -53,4 +53,4 @@ def test_show_command(tmp_path):
     assert "ko-en_none_niah_8k/2" in out.stdout and "gold answers: none" in out.stdout
     assert "◀ depth" in out.stdout and "<= length 8,000" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "builders.cli", "show", "ko-en_cwe_easy_8k"], capture_output=True, text=True)
-    assert bad.returncode == 2 and "only for NIAH tasks" in bad.stderr
+    assert bad.returncode == 2 and "only for NIAH/RULER VT/RULER QA tasks, not 'cwe_easy'" in bad.stderr

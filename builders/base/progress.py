@@ -91,6 +91,14 @@ class ConfigProgress:
             self.slots[self.slots.index(name)] = None
         self.overall.update(1)
 
+    def abandon(self, name: str) -> None:
+        """Config ``name`` failed on its own and the build goes on: its bar is closed, not counted as finished."""
+        self.started.pop(name, None)
+        bar = self.bars.pop(name, None)
+        if bar is not None:
+            bar.close()
+            self.slots[self.slots.index(name)] = None
+
     def warn(self, message: str) -> None:
         """A ``warning:`` line on stderr, shown even with progress turned off (above the bars on a terminal)."""
         line = f"warning: {message}"

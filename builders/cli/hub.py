@@ -6,6 +6,7 @@ import click
 
 from ..base.redact import public_url
 from .handler import cli_errors
+from .options import echo_err
 
 
 @click.command("push")
@@ -18,7 +19,7 @@ def push_command(out_dir, repo_id, revision, private):
     """Upload an export folder to the Hugging Face Hub as a dataset, in one commit."""
     from ..export.hub import push_dataset
 
-    url = push_dataset(out_dir, repo_id, revision=revision, private=private)
+    url = push_dataset(out_dir, repo_id, revision=revision, private=private, warn=echo_err)
     click.echo(f"pushed {out_dir} to {repo_id}: {public_url(url)}")
 
 

@@ -220,14 +220,15 @@ def _leave_as_found(lock: FolderLock, journal: Journal) -> None:
 
 
 def _warn_if_short(info: ShardInfo, bars: ConfigProgress) -> None:
-    """A CWE config whose word pool ran out: say how long its examples are against their target."""
+    """A config whose pool (CWE's words, XQuAD's paragraphs) ran out: say how long its examples are against their
+    target."""
     stats = info.stats
-    if not stats.cwe_pool_exhausted:
+    if not stats.pool_exhausted:
         return
     target = stats.budget
     bars.warn(
-        f"{info.config}: the word pool ({stats.cwe_pool_size} words) ran out: "
-        f"{stats.cwe_pool_exhausted} of {stats.num_examples} example(s) are short, reaching "
+        f"{info.config}: the {stats.pool_what} ({stats.pool_size} {stats.pool_unit}) ran out: "
+        f"{stats.pool_exhausted} of {stats.num_examples} example(s) are short, reaching "
         f"{stats.num_tokens_min:,} of {target:,} tokens ({100 * stats.num_tokens_min / target:.0f} %)"
     )
 

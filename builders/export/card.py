@@ -22,6 +22,7 @@ from ..spec.tasks import FAMILIES, TASKS, get_task
 from .eval_yaml import leaderboards_section
 from .frontmatter import export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
+from .upstreams import upstreams_section
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
@@ -142,26 +143,26 @@ def _config_stats_table(configs: dict[str, ConfigEntry]) -> str:
         e = configs[name]
         s = e.stats
         short = ""
-        if s.cwe_pool_exhausted is not None:
-            short = f"{s.cwe_pool_exhausted}/{s.num_examples}" if s.cwe_pool_exhausted else "0"
+        if s.pool_exhausted is not None:
+            short = f"{s.pool_exhausted}/{s.num_examples}" if s.pool_exhausted else "0"
         rows.append([f"`{name}`", _num(s.num_examples), e.tokenizer.identity, _num(s.budget or 0),
                      _num(s.num_tokens_min), _num(s.num_tokens_median), _num(s.num_tokens_max), short,
                      f"{e.size / 1e6:.2f}"])
     return _table(["config", "examples", "tokenizer", "budget", "min num_tokens", "median", "max",
-                   "CWE pool exhausted", "shard MB"], rows)
+                   "pool exhausted", "shard MB"], rows)
 
 
 def _shortfalls(configs: dict[str, ConfigEntry]) -> str:
     lines = []
     for name in sorted(configs):
         s = configs[name].stats
-        if s.cwe_pool_exhausted:
+        if s.pool_exhausted:
             lines.append(
-                f"- `{name}`: {s.cwe_pool_exhausted} of {s.num_examples} examples use the whole pool of "
-                f"{_num(s.cwe_pool_size)} words and still fall short of the budget by up to "
-                f"{_num(s.cwe_shortfall_tokens_max)} tokens."
+                f"- `{name}`: {s.pool_exhausted} of {s.num_examples} examples use the whole pool of "
+                f"{_num(s.pool_size)} {s.pool_unit} and still fall short of the budget by up to "
+                f"{_num(s.pool_shortfall_tokens_max)} tokens."
             )
-    return "\n".join(lines) if lines else "None: every CWE example in this export reaches its budget."
+    return "\n".join(lines) if lines else "None: every example in this export reaches its budget."
 
 
 def _fixes_table(fixes: list[dict]) -> str:
@@ -255,13 +256,14 @@ def render_sections(manifest: Manifest) -> dict[str, str]:
         "draws_table": _draws_table(facts.get("draws", {})),
         "cwe_table": _cwe_table(facts.get("books", {})),
         "config_stats_table": _config_stats_table(configs),
-        "cwe_shortfalls": _shortfalls(configs),
+        "pool_shortfalls": _shortfalls(configs),
         "fixes_table": _fixes_table(facts.get("fixes", [])),
         "tokenizers": _tokenizer_lines(configs),
         "build_inputs": _build_lines(manifest),
         "num_configs": _num(len(configs)),
         "sweeps": _sweeps(configs),
         "leaderboards": leaderboards_section(configs),
+        "upstreams": upstreams_section(configs),
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from ..base.errors import CheckFailed, OneRulerError, named_setting
 from ..base.text import plural
@@ -22,6 +23,7 @@ from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
 from .metric import METRIC_DIR, metric_files
 from .records import Manifest
+from .upstreams import unlicensed_warning
 
 MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
 _REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
@@ -103,19 +105,24 @@ def check_publishable(out_dir: str | os.PathLike) -> tuple[Manifest, list[str]]:
     return manifest, paths
 
 
-def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None = None, private: bool = False) -> str:
+def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None = None, private: bool = False,
+                 warn: Callable[[str], None] = lambda line: None) -> str:
     """Upload an export folder to a Hub dataset repo in one commit; return the commit URL.
 
     Shards under ``data/`` on the target branch that the export no longer references (and an
     ``eval.yaml`` it no longer has) are deleted in the same commit, so the repository mirrors the folder.
     Every call is bounded and retried (``hub_calls.py``); a commit whose answer was lost is looked for
     before it is sent again; a repository this push created is deleted again when its first commit fails.
+    An export holding texts no licence covers (Paul Graham's essays) is pushed after one line to ``warn``.
     """
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
     check_repo_id(repo_id)
     out = Path(out_dir)
     manifest, paths = check_publishable(out)
+    warning = unlicensed_warning(manifest.configs)
+    if warning:
+        warn(warning)
     api = HfApi(token=hub_token())
     created = ensure_repo(api, repo_id, "dataset", private)
     try:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from ..base.errors import OneRulerError
+from ..spec.tasks import family_of
 from .layout import MANIFEST_FORMAT
 
 
@@ -50,9 +51,14 @@ class TokenizerRecord:
         return (self.alias, self.identity, self.fingerprint) == (other.alias, other.identity, other.fingerprint)
 
 
+_LEGACY_POOL = {"cwe_pool_size": "pool_size", "cwe_pool_exhausted": "pool_exhausted",
+                "cwe_shortfall_tokens_max": "pool_shortfall_tokens_max"}
+
+
 @dataclass(frozen=True)
 class ShardStats:
-    """What the card states about one config's rows (the word-pool fields only for rows that have a word pool: CWE)."""
+    """What the card states about one config's rows (the pool fields only for the rows of a family whose context
+    draws from a finite pool: CWE's words, XQuAD's paragraphs; ``spec/family.py:PoolFields``)."""
 
     num_examples: int
     num_tokens_min: int
@@ -65,9 +71,11 @@ class ShardStats:
     length: int | None = None
     tokenizer: str | None = None
     budget: int | None = None
-    cwe_pool_size: int | None = None
-    cwe_pool_exhausted: int | None = None
-    cwe_shortfall_tokens_max: int | None = None
+    pool_size: int | None = None
+    pool_what: str | None = None  # "word pool"
+    pool_unit: str | None = None  # "words"
+    pool_exhausted: int | None = None
+    pool_shortfall_tokens_max: int | None = None
 
     @classmethod
     def of_rows(cls, rows_seen: list[dict], arrow_bytes: int) -> ShardStats:
@@ -81,16 +89,20 @@ class ShardStats:
         first = rows_seen[0]
         described = {k: first[k] for k in ("task", "context_language", "instruction_language", "length",
                                             "tokenizer", "budget")}
-        if "cwe_pool_exhausted" in first:  # the rows of a family with a word pool (CWE's row fields)
-            short = [r for r in rows_seen if r["cwe_pool_exhausted"]]
-            described.update(cwe_pool_size=first["cwe_pool_size"], cwe_pool_exhausted=len(short),
-                             cwe_shortfall_tokens_max=max((r["budget"] - r["num_tokens"] for r in short), default=0))
+        pool = family_of(first["task"]).pool
+        if pool is not None:  # the rows of a family with a finite pool (its row fields)
+            short = [r for r in rows_seen if r[pool.exhausted]]
+            described.update(pool_size=first[pool.size], pool_what=pool.what, pool_unit=pool.unit,
+                             pool_exhausted=len(short),
+                             pool_shortfall_tokens_max=max((r["budget"] - r["num_tokens"] for r in short), default=0))
         return cls(**counts, **described)
 
     @classmethod
     def from_json(cls, doc: Any, where: str = "stats") -> ShardStats:
         """Read a manifest entry's ``stats`` object."""
         doc = _require(doc, ("num_examples", "num_tokens_min", "num_tokens_median", "num_tokens_max"), where)
+        if "cwe_pool_size" in doc:  # written before 0.3.0's pool fields: a CWE word pool
+            doc = {**{_LEGACY_POOL.get(k, k): v for k, v in doc.items()}, "pool_what": "word pool", "pool_unit": "words"}
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in doc.items() if k in known})
 

@@ -1,6 +1,8 @@
 """Run build jobs (one config's shard each) in this process or in spawned worker processes.
 
-The bytes written never depend on the number of processes. Workers load sources and tokenizers
+The bytes written never depend on the number of processes. A config whose pinned source is missing (SQuAD,
+HotpotQA, ``english_words.json``: files a mirror may lack) fails alone: the other jobs still run, then one
+``MissingSource`` names the configs not built and the source each needs. Workers load sources and tokenizers
 once, report per-example progress through a queue, and exit on their own when the parent dies
 (even by SIGKILL), so a killed build leaves no process behind.
 """
@@ -17,6 +19,8 @@ from typing import Callable
 
 from ..base.errors import OneRulerError
 from ..base.files import named_os_error
+from ..base.text import plural
+from ..sources.mirror import MissingSource
 from ..base.progress import ConfigProgress
 from ..spec.configs import ConfigSpec
 from ..spec.schema import features_of
@@ -87,23 +91,39 @@ def _reraise(job: Job, exc: Exception, out: Path) -> None:
     raise reported from exc
 
 
+def missing_sources(failed: list[tuple[str, MissingSource]], built: int) -> MissingSource:
+    """One error for the configs whose source is missing: the first's message, then the others' names."""
+    (_, first), rest = failed[0], failed[1:]
+    if not rest and not built:
+        return first
+    others = f"; also not built: {', '.join(name for name, _ in rest)}" if rest else ""
+    return MissingSource(f"{plural(len(failed), 'config')} not built for a missing source ({plural(built, 'other')} "
+                         f"built): {first}{others}")
+
+
 def run_jobs(jobs: list[Job], out: Path, num_proc: int, inputs: BuildInputs, progress: ConfigProgress,
              finish: Callable[[ShardInfo], None]) -> None:
     """Write the shard of every job into ``out``; call ``finish`` as each completes.
 
-    ``num_proc`` > 1 uses that many spawned worker processes. A failure names the config and
-    stops the rest.
+    ``num_proc`` > 1 uses that many spawned worker processes. A missing source fails its config alone (every other
+    job runs, then one ``MissingSource`` names them); any other failure names the config and stops the rest.
     """
+    failed: list[tuple[str, MissingSource]] = []
     if num_proc == 1 or len(jobs) <= 1:
         for job in jobs:
             try:
                 info = _build_shard(inputs, job, out, progress.update)
+            except MissingSource as exc:
+                failed.append((job.spec.name, exc))
+                progress.abandon(job.spec.name)
+                continue
             except Exception as exc:  # name the config at fault
                 _reraise(job, exc, out)
             finish(info)
-        return
-    recipe = inputs.recipe()
-    _run_parallel(jobs, out, min(num_proc, len(jobs)), recipe, progress, finish)
+    else:
+        _run_parallel(jobs, out, min(num_proc, len(jobs)), inputs.recipe(), progress, finish, failed)
+    if failed:
+        raise missing_sources(failed, len(jobs) - len(failed))
 
 
 def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
@@ -118,7 +138,7 @@ def _pump(q, progress: ConfigProgress, stop: threading.Event) -> None:
 
 
 def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: InputsRecipe, progress: ConfigProgress,
-                  finish: Callable[[ShardInfo], None]) -> None:
+                  finish: Callable[[ShardInfo], None], failed: list[tuple[str, MissingSource]]) -> None:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
@@ -137,6 +157,10 @@ def _run_parallel(jobs: list[Job], out: Path, workers: int, recipe: InputsRecipe
                         job = pending.pop(fut)
                         try:
                             info = fut.result()
+                        except MissingSource as exc:
+                            failed.append((job.spec.name, exc))
+                            progress.abandon(job.spec.name)
+                            continue
                         except Exception as exc:  # name the config at fault
                             _reraise(job, exc, out)
                         finish(info)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..sources.ruler.store import RulerSources
 from ..sources.store import Sources
 from .prepared import PreparedCache
 from .tokenizer import Tokenizer
@@ -16,3 +17,8 @@ class RowMaterial:
     sources: Sources
     tokenizer: Tokenizer
     prepared: PreparedCache
+
+    @property
+    def ruler(self) -> RulerSources:
+        """RULER's inputs (templates, settings, essays, keys, words, QA data, Punkt), each read on first use."""
+        return self.sources.ruler

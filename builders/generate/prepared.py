@@ -6,6 +6,7 @@ import bisect
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import accumulate
+from typing import Callable, Hashable, TypeVar
 
 from ..sources.store import Sources
 from ..spec.languages import get_language
@@ -14,6 +15,9 @@ from .counting import TokenCounter
 from .quotes import safe_boundaries
 from .segment import split_sentences
 from .tokenizer import Tokenizer
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -142,6 +146,16 @@ class PreparedCache:
         self.full_count = full_count
         self._tokenizers: dict[str, _TokenizerMaterial] = {}
         self._segments: dict[str, tuple[list[str], list[bool]]] = {}
+        self._shared: dict[tuple[Hashable, str], object] = {}
+
+    def shared(self, key: Hashable, tokenizer: Tokenizer | None, make: Callable[[], T]) -> T:
+        """A family's own prepared material (RULER's essay split and its token counts, VT's in-context example):
+        made by ``make`` once per (``key``, tokenizer identity; None: one for every tokenizer) and kept as long as
+        this cache. ``make`` must be a pure function of the key and the tokenizer."""
+        slot = (key, tokenizer.identity if tokenizer is not None else "")
+        if slot not in self._shared:
+            self._shared[slot] = make()
+        return self._shared[slot]  # type: ignore[return-value]
 
     def _material(self, tokenizer: Tokenizer) -> _TokenizerMaterial:
         if tokenizer.identity not in self._tokenizers:

@@ -14,6 +14,11 @@ from ..spec.configs import ConfigSpec
 from ..spec.defaults import DEFAULT_SAMPLES, DEFAULT_SEED
 from ..spec.families.cwe import CWE
 from ..spec.families.niah import NIAH
+from ..spec.families.ruler_niah import RULER_NIAH
+from ..spec.families.ruler_vt import RULER_VT
+from ..spec.families.ruler_cwe import RULER_CWE
+from ..spec.families.ruler_fwe import RULER_FWE
+from ..spec.families.ruler_qa import RULER_QA
 from ..spec.family import Task, TaskFamily
 from ..spec.ids import row_id
 from ..spec.schema import field_names
@@ -22,12 +27,20 @@ from .cwe import render_cwe
 from .material import RowMaterial
 from .niah import niah_fields
 from .prepared import PreparedCache
+from .ruler.niah import ruler_niah_fields
+from .ruler.vt import ruler_vt_fields
+from .ruler.cwe import ruler_cwe_fields
+from .ruler.fwe import ruler_fwe_fields
+from .ruler.qa import ruler_qa_fields
 from .tokenizer import Tokenizer, TokenizerRegistry
 
 # (config, task, index, seed, material) -> the row's fields other than the ones every row has from its config
 FamilyGenerator = Callable[[ConfigSpec, Task, int, int, RowMaterial], dict]
 
-GENERATORS: dict[str, FamilyGenerator] = {NIAH.name: niah_fields, CWE.name: render_cwe}
+GENERATORS: dict[str, FamilyGenerator] = {NIAH.name: niah_fields, CWE.name: render_cwe,
+                                          RULER_NIAH.name: ruler_niah_fields, RULER_VT.name: ruler_vt_fields,
+                                          RULER_CWE.name: ruler_cwe_fields, RULER_FWE.name: ruler_fwe_fields,
+                                          RULER_QA.name: ruler_qa_fields}
 
 
 def register_generator(family: TaskFamily, generator: FamilyGenerator) -> None:

@@ -7,7 +7,9 @@ configs of the main grid), ``oneruler_{lang}`` (a language's 28 main configs),
 ``oneruler_xling`` (the 120 cross-lingual configs); then one task per config of the sweep grids
 (``spec/grids.py``: 1,264 fixed-depth, 208 multi-evidence) and their groups ``oneruler_depth`` (all),
 ``oneruler_depth_{lang}`` (a language's 44 s_niah depths), ``oneruler_depth_xling`` (CROSS's five
-depths for the en/pl/ko pairs), ``oneruler_evidence`` (all) and ``oneruler_evidence_k{K}`` (one K).
+depths for the en/pl/ko pairs), ``oneruler_evidence`` (all) and ``oneruler_evidence_k{K}`` (one K); then one task
+per config of RULER's grid (78) and the groups ``oneruler_ruler`` (all), ``oneruler_ruler_{task}`` (RULER's name:
+``oneruler_ruler_niah_single_1``, six lengths) and ``oneruler_ruler_{length}`` (``oneruler_ruler_4096``, 13 tasks).
 """
 
 from __future__ import annotations

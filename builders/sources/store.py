@@ -14,6 +14,7 @@ from ..spec.languages import LANGUAGE_CODES, LANGUAGES
 from .books import clean_book
 from .fetch import fetch_sources
 from .manifest import WONDERWORDS_VERSION, SourceFile, load_manifest, load_packaged_wordlists
+from .ruler.store import RulerSources
 from .parse import (
     CweTemplate,
     DataFix,
@@ -59,9 +60,11 @@ class ParsedSource(Generic[T]):
 class Sources:
     """All pinned sources, fetched and verified; each role parsed lazily per language and kept (``ParsedSource``):
     ``books`` (cleaned, whitespace collapsed), ``niah``/``cwe`` (templates), ``pools`` (CWE words here) and
-    ``upstream_pools`` (under upstream's rules)."""
+    ``upstream_pools`` (under upstream's rules); ``ruler``: RULER's inputs (``RulerSources``, each fetched from the
+    same mirror into the same cache when first read; default: ``ONERULER_MIRROR`` and the default cache)."""
 
-    def __init__(self, paths: dict[str, Path], entries: list[SourceFile]):
+    def __init__(self, paths: dict[str, Path], entries: list[SourceFile], ruler: RulerSources | None = None):
+        self.ruler = ruler if ruler is not None else RulerSources()
         self._paths = paths
         self._entries = entries
         self._by_role = {(e.role, e.language): e for e in entries}
@@ -175,7 +178,8 @@ def english_pool() -> WordPool:
 
 
 def load_sources(mirror=None, cache_dir=None, progress: bool = False) -> Sources:
-    """Fetch (or reuse cached) pinned sources, verify them, and return a lazy Sources view."""
+    """Fetch (or reuse cached) pinned sources, verify them, and return a lazy Sources view (RULER's inputs are
+    fetched from the same mirror and into the same cache when a RULER config first reads them)."""
     entries = load_manifest()
     report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=progress)
-    return Sources(report.paths, entries)
+    return Sources(report.paths, entries, RulerSources(mirror, cache_dir, progress))

@@ -16,7 +16,8 @@ from typing import Iterable, Iterator
 from ..base.errors import OneRulerError, named_setting
 from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS_RE, valid_alias
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
-from .tasks import CROSS_LINGUAL_TASKS, FAMILIES, MAIN_TASKS, TASKS, form_of, get_task, task_forms, valid_tasks
+from .tasks import (CROSS_LINGUAL_TASKS, FAMILIES, MAIN_TASKS, TASKS, allows_cross_lingual, form_of, get_task, task_forms,
+                    valid_tasks)
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 # The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
@@ -32,7 +33,13 @@ DEPTH_FORM = "_at{D} with D an integer percent 0..100 (0: before the first hayst
 
 
 class ConfigNameError(OneRulerError, ValueError):
-    """A config name (or one of its parts) is not valid (a ``ValueError`` too, as ``datasets`` expects of a name)."""
+    """A config name (or one of its parts) is not valid (a ``ValueError`` too, as ``datasets`` expects of a name).
+
+    ``suggests``: the message names a valid config already (no nearest standard name is added to it)."""
+
+    def __init__(self, message: str = "", *, suggests: bool = False):
+        super().__init__(message)
+        self.suggests = suggests
 
 
 def parse_length(text: str) -> int:
@@ -65,12 +72,16 @@ def too_long(length: int) -> str:
 
 
 class _LazyHint:
-    """The 'did you mean' suffix for a bad name, computed only when an error message is built."""
+    """The 'did you mean' suffix for a bad name, computed only when an error message is built: the nearest name of the
+    standard grid, unless the name's task (``task``, once parsed) has no config there (a RULER task)."""
 
     def __init__(self, name: str):
         self.name = name
+        self.task: str | None = None
 
     def __format__(self, spec: str) -> str:
+        if self.task is not None and self.task not in {c.task for c in iter_standard_configs()}:
+            return ""
         return did_you_mean(self.name, iter_standard_names())
 
 
@@ -112,10 +123,11 @@ class ConfigSpec:
             raise ConfigNameError(f"invalid length {self.length!r}: must be a positive integer")
         if self.length > MAX_LENGTH:
             raise ConfigNameError(too_long(self.length))
-        if self.is_cross_lingual and not task.family.cross_lingual:
+        _check_languages(self, task)
+        if self.is_cross_lingual and not allows_cross_lingual(task):
             raise ConfigNameError(
                 f"cross-lingual configs exist only for {_labels('cross_lingual')} tasks, not {self.task!r}; "
-                f"valid: {', '.join(n for n, t in TASKS.items() if t.family.cross_lingual)}"
+                f"valid: {', '.join(n for n, t in TASKS.items() if allows_cross_lingual(t))}"
             )
         if self.tokenizer_alias is not None and not valid_alias(self.tokenizer_alias):
             raise ConfigNameError(f"invalid tokenizer alias {self.tokenizer_alias!r}: use {ALIAS_RULE}")
@@ -164,13 +176,33 @@ def _labels(allows: str) -> str:
     return "/".join(f.label for f in FAMILIES.values() if getattr(f, allows)) or "no"
 
 
+def _check_languages(spec: ConfigSpec, task) -> None:
+    """ConfigNameError unless the task's family allows the config's languages (``TaskFamily.language_rule``): the
+    valid languages and a name that has them."""
+    rule = task.family.language_rule(task.name)
+    ctx, inst = spec.context_language, spec.instruction_language
+    if rule.allows(ctx, inst):
+        return
+    contexts = ", ".join(rule.contexts) if rule.contexts is not None else f"any of the {len(LANGUAGES)} languages"
+    instructions = ", ".join(rule.instructions) if rule.instructions is not None else "as the context"
+    ok_ctx = ctx if rule.contexts is None or ctx in rule.contexts else rule.contexts[0]
+    ok_inst = inst if rule.instructions is None or inst in rule.instructions else rule.instructions[0]
+    if ok_ctx != ok_inst and not task.family.cross_lingual:
+        ok_inst = ok_ctx
+    rest = spec.name.split("_", 1)[1]
+    wrong = (f"context language {ctx!r}" if ok_ctx != ctx else f"instruction language {inst!r}")
+    raise ConfigNameError(f"task {task.name!r} takes no {wrong} ({rule.why}): contexts {contexts}, instructions "
+                          f"{instructions}; e.g. {language_label(ok_ctx, ok_inst)}_{rest}", suggests=True)
+
+
 def _check_depth(depth: object, task) -> None:
     """ConfigNameError unless ``depth`` is an integer 0..100 and the task's family sweeps depths."""
     if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= 100:
         raise ConfigNameError(f"invalid depth {depth!r}: use {DEPTH_FORM}")
     if not task.family.depth_sweeps:
+        why = "has no fixed-depth configs" if task.family.needles else "has no needles"
         raise ConfigNameError(f"a fixed depth needs a {_labels('depth_sweeps')} task, not {task.name!r} "
-                              f"({task.family.label} has no needles)")
+                              f"({task.family.label} {why})")
     if getattr(task, "even", False):
         raise ConfigNameError(f"{task.name!r} places its values evenly by definition; a fixed depth needs "
                               f"{task.name.replace('e_niah', '_niah')!r} or another NIAH task")
@@ -203,13 +235,13 @@ def parse_config_name(name: str, aliases: Iterable[str] | None = None) -> Config
             raise ConfigNameError(f"config {name!r}: context and instruction language are both {ctx!r}; write {ctx}_...")
     else:
         ctx, inst = lang_part, lang_part
-    task = _parse_task(name, rest, hint)
+    task = hint.task = _parse_task(name, rest, hint)
     tail = rest[len(task) + 1:].split("_") if rest != task else []
     length, depth, alias = _parse_tail(name, lang_part, task, tail, known_aliases, hint)
     try:
         spec = ConfigSpec(ctx, task, length, inst, alias, depth)
     except ConfigNameError as exc:
-        raise ConfigNameError(f"config {name!r}: {exc}{hint}") from None
+        raise ConfigNameError(f"config {name!r}: {exc}{'' if exc.suggests else hint}", suggests=exc.suggests) from None
     return spec
 
 
@@ -222,11 +254,29 @@ def _parse_task(name: str, rest: str, hint: _LazyHint) -> str:
     # Longest task id first so that s_niah_nonone wins over s_niah.
     task = next((t for t in sorted(TASKS, key=len, reverse=True) if rest == t or rest.startswith(t + "_")), None)
     if task is None:
-        head = "_".join(rest.split("_")[:2])
+        nearest = _nearest_task(rest)
         raise ConfigNameError(
-            f"config {name!r}: unknown task in {rest!r}{did_you_mean(head, TASKS)}; valid tasks: {valid_tasks()}{hint}"
-        )
+            f"config {name!r}: unknown task in {rest!r}"
+            + (f" (did you mean {nearest!r}?); valid tasks: {valid_tasks()}" if nearest else
+               f"; valid tasks: {valid_tasks()}{hint}"), suggests=bool(nearest))
     return task
+
+
+def _nearest_task(rest: str) -> str | None:
+    """The task id closest to the part of ``rest`` before its length (``ruler_niah_singel_1_8192`` →
+    ruler_niah_single_1; ``ruler_niah_8192`` → the first task that part begins), or None when none is close."""
+    parts = rest.split("_")
+    cut = next((i for i, part in enumerate(parts) if i and _LENGTH_RE.match(part)), len(parts))
+    head = "_".join(parts[:cut])
+    begun = [task for task in TASKS if task.startswith(head + "_")]
+    if begun:
+        return begun[0]
+    best, score = None, 0.5
+    for task in TASKS:
+        ratio = difflib.SequenceMatcher(None, "_".join(parts[:min(cut, task.count("_") + 1)]), task).ratio()
+        if ratio > score:
+            best, score = task, ratio
+    return best
 
 
 def _parse_tail(name: str, lang_part: str, task: str, tail: list[str], known_aliases: tuple[str, ...],

@@ -79,6 +79,40 @@ class TaskForm:
 
 
 @dataclass(frozen=True)
+class PoolFields:
+    """A family whose context draws from a finite pool that may run out before the budget (CWE's word pools, XQuAD's
+    paragraphs): the row fields holding the pool's size and whether it ran out, and the words the card and the
+    build's warning say it with (``what``: "word pool"; ``unit``: "words")."""
+
+    size: str
+    exhausted: str
+    what: str
+    unit: str
+
+
+@dataclass(frozen=True)
+class LanguageRule:
+    """Which languages a task's configs may have: its context languages and its instruction languages (None: any of
+    the benchmark's 26), and why, in the words of the error that refuses another (``spec/configs.py``).
+
+    Whether the two may differ in one config is the family's ``cross_lingual``; RULER's English tasks allow ``en``
+    only, its variable tracking any context with English instructions (``pl-en_ruler_vt_8192``).
+    """
+
+    contexts: tuple[str, ...] | None = None
+    instructions: tuple[str, ...] | None = None
+    why: str = ""
+
+    def allows(self, context: str, instruction: str) -> bool:
+        """Whether a config may have this context and instruction language."""
+        return ((self.contexts is None or context in self.contexts)
+                and (self.instructions is None or instruction in self.instructions))
+
+
+ANY_LANGUAGE = LanguageRule()
+
+
+@dataclass(frozen=True)
 class TaskFamily:
     """Everything a family decides that the rest of the package reads.
 
@@ -87,10 +121,14 @@ class TaskFamily:
     more); ``count_margin`` how much more than ``num_tokens`` a model's tokenizer may need for its
     prompts (``run``'s estimate when nothing can count them); ``needles`` whether its rows place needles
     at depths (depth views, heatmaps, ``show``'s highlights); ``cross_lingual`` / ``depth_sweeps``
-    whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``scoring_rule`` its tasks' rule unless a task
+    whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``languages`` the languages its configs may have
+    (``task_languages``: a task's own rule where it differs); ``upstreams`` the pinned upstreams beyond ONERULER's
+    release its rows are made from (``sources/ruler/pins.py``: RULER's files, the essays; ``task_upstreams`` per task
+    where they differ), which the card credits and ``push`` looks at; ``scoring_rule`` its tasks' rule unless a task
     names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
     on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
-    cost more); ``show_lines`` what ``show`` adds about one of its rows.
+    cost more); ``show_lines`` what ``show`` adds about one of its rows; ``pool`` its row fields saying that a
+    finite pool ran out (the card's shortfalls, the build's warning).
     """
 
     name: str
@@ -108,6 +146,11 @@ class TaskFamily:
     forms: tuple[TaskForm, ...] = ()
     build_cost: int = 0
     show_lines: Callable[[dict], list[str]] | None = None
+    languages: LanguageRule = ANY_LANGUAGE
+    task_languages: tuple[tuple[str, LanguageRule], ...] = ()
+    upstreams: tuple[str, ...] = ()
+    task_upstreams: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    pool: PoolFields | None = None
 
     def __post_init__(self) -> None:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
@@ -118,6 +161,14 @@ class TaskFamily:
     def prefills(self) -> bool:
         """Whether its rows carry an answer prefix (``ANSWER_PREFIX``) that the model's answer continues."""
         return any(f.name == ANSWER_PREFIX for f in self.row_fields)
+
+    def language_rule(self, task: str) -> LanguageRule:
+        """The languages a task of this family may have: its own rule (``task_languages``), else the family's."""
+        return dict(self.task_languages).get(task, self.languages)
+
+    def upstreams_of(self, task: str) -> tuple[str, ...]:
+        """The pinned upstreams a task's rows are made from (``task_upstreams``, else the family's)."""
+        return dict(self.task_upstreams).get(task, self.upstreams)
 
     def describe(self, row: dict) -> list[str]:
         """The lines ``show`` prints about a row of this family beyond the common ones."""

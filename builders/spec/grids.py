@@ -7,6 +7,8 @@ lm-eval groups and the Hub leaderboards' pools all read ``GRIDS``.
   depths 0, 25, 50, 75, 100 for the six en/pl/ko cross-lingual pairs at the same lengths.
 - ``evidence``: ``mv{K}e_niah``, K values evenly spaced (Counting-Stars), K ∈ {8, 16, 32, 64}, for
   every language at 32k and 128k.
+- ``ruler``: RULER's 13 English tasks (Hsieh et al., 2024) in RULER's order × its six lengths, powers of two
+  4096 … 131072, where its published table is measured (78 configs).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, cross_lingual_pairs, iter_standard_configs, render_length
+from .families import ruler_cwe, ruler_fwe, ruler_niah, ruler_qa, ruler_vt
 from .languages import LANGUAGE_CODES
 from .tasks import MAIN_TASKS, TASKS
 
@@ -23,6 +26,10 @@ SWEEP_DEPTHS: tuple[int, ...] = tuple(range(0, 101, 10))
 CROSS_DEPTHS: tuple[int, ...] = (0, 25, 50, 75, 100)
 EVIDENCE_VALUES: tuple[int, ...] = (8, 16, 32, 64)
 EVIDENCE_LENGTHS: tuple[int, ...] = (32_000, 128_000)
+RULER_LENGTHS: tuple[int, ...] = (4096, 8192, 16384, 32768, 65536, 131072)
+# RULER's 13 tasks in its order (synthetic.yaml): each family's tasks that are RULER's own (not ruler_qa_xquad).
+RULER_TASKS: tuple[str, ...] = tuple(t.name for family in (ruler_niah, ruler_vt, ruler_cwe, ruler_fwe, ruler_qa)
+                                     for t in family.TASKS if t.ruler_name is not None)
 
 Groups = dict[str, list[ConfigSpec]]  # a grid's sub-pools by suffix ("": the grid's own pool)
 
@@ -67,6 +74,13 @@ def iter_evidence_configs() -> Iterator[ConfigSpec]:
                 yield ConfigSpec(lang, f"mv{values}e_niah", length)
 
 
+def iter_ruler_configs() -> Iterator[ConfigSpec]:
+    """RULER's grid: its 13 English tasks × 4096 … 131072 (78), task by task."""
+    for task in RULER_TASKS:
+        for length in RULER_LENGTHS:
+            yield ConfigSpec("en", task, length)
+
+
 def is_main(spec: ConfigSpec) -> bool:
     """A config of the paper's main grid (7 tasks, same language for context and instructions)."""
     return not spec.is_cross_lingual and spec.task in MAIN_TASKS
@@ -99,6 +113,14 @@ def _evidence_groups(specs: list[ConfigSpec]) -> Groups:
     return out
 
 
+def _ruler_groups(specs: list[ConfigSpec]) -> Groups:
+    """All of it (""), one task (RULER's name: ``niah_single_1``), one length (``4096``)."""
+    out: Groups = {"": list(specs)}
+    out.update({task.removeprefix("ruler_"): [s for s in specs if s.task == task] for task in RULER_TASKS})
+    out.update({render_length(n): [s for s in specs if s.length == n] for n in RULER_LENGTHS})
+    return out
+
+
 GRIDS: dict[str, Grid] = {grid.name: grid for grid in (
     Grid("standard", "the paper's 952 configs", iter_standard_configs, _standard_groups,
          "'pl_*' (one language), '*_s_niah_*' (one task), '*_128k' (one length), 'ko-*' (cross-lingual)"),
@@ -108,6 +130,9 @@ GRIDS: dict[str, Grid] = {grid.name: grid for grid in (
     Grid("evidence", "mv{K}e_niah", iter_evidence_configs, _evidence_groups,
          "'pl_*' (one language), '*_mv16e_*' (one K), '*_128k' (one length)",
          group="evidence", holds="multi-evidence", marks=re.compile(r"_mv[0-9*?\[]")),
+    Grid("ruler", "RULER's 13 English tasks × 4096 … 131072 (78 configs)", iter_ruler_configs, _ruler_groups,
+         "'*_niah_*' (retrieval), '*_ruler_vt_*' (one task), '*_131072' (one length)",
+         group="ruler", holds="RULER", marks=re.compile(r"ruler_")),
 )}
 DEFAULT_GRID = "standard"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..scoring import RULES
 from .family import Task, TaskFamily, TaskForm
-from .families import cwe, niah
+from .families import cwe, niah, ruler_cwe, ruler_fwe, ruler_niah, ruler_qa, ruler_vt
 
 FAMILIES: dict[str, TaskFamily] = {}
 TASKS: dict[str, Task] = {}
@@ -40,13 +40,21 @@ def register_family(family: TaskFamily) -> TaskFamily:
     return family
 
 
-for _family in (niah.NIAH, cwe.CWE):
+for _family in (niah.NIAH, cwe.CWE, ruler_niah.RULER_NIAH, ruler_vt.RULER_VT, ruler_cwe.RULER_CWE, ruler_fwe.RULER_FWE,
+                ruler_qa.RULER_QA):
     register_family(_family)
 
 # The seven tasks of the paper's main grid (the ablation is listed separately).
 MAIN_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.main)
 NIAH_TASKS: tuple[str, ...] = tuple(n for n, t in TASKS.items() if t.family.needles)
 CROSS_LINGUAL_TASKS: tuple[str, ...] = tuple(n for n in MAIN_TASKS if TASKS[n].family.cross_lingual)
+
+
+def allows_cross_lingual(task: Task) -> bool:
+    """Whether a task has cross-lingual configs: its family allows them and its languages admit two different ones."""
+    rule = task.family.language_rule(task.name)
+    return task.family.cross_lingual and not (rule.contexts is not None and rule.instructions is not None
+                                             and len(set(rule.contexts) | set(rule.instructions)) < 2)
 
 
 def task_forms() -> tuple[TaskForm, ...]:

@@ -15,6 +15,20 @@ TASK_RULES = {
     'cwe_easy': 'words',
     'cwe_hard': 'words',
     's_niah_nonone': 'numbers',
+    'ruler_niah_single_1': 'string_match_all',
+    'ruler_niah_single_2': 'string_match_all',
+    'ruler_niah_single_3': 'string_match_all',
+    'ruler_niah_multikey_1': 'string_match_all',
+    'ruler_niah_multikey_2': 'string_match_all',
+    'ruler_niah_multikey_3': 'string_match_all',
+    'ruler_niah_multivalue': 'string_match_all',
+    'ruler_niah_multiquery': 'string_match_all',
+    'ruler_vt': 'string_match_all',
+    'ruler_cwe': 'string_match_all',
+    'ruler_fwe': 'string_match_all',
+    'ruler_qa_1': 'string_match_part',
+    'ruler_qa_2': 'string_match_part',
+    'ruler_qa_xquad': 'string_match_part',
 }
 # Task ids made on demand: (pattern, rule, how to write them)
 TASK_FORMS = (

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 from hub_client import client_env, oneruler
@@ -82,3 +83,30 @@ def test_a_row_of_a_hub_dataset_shows_as_the_folders(export, tmp_path):
         shown = oneruler(["show", "en_mv_niah_8k", "--index", "1", "--dataset", "my-org/oneruler"], env, tmp_path)
     assert shown.returncode == 0, shown.stderr[-3000:]
     assert shown.stdout == invoke(["show", "en_mv_niah_8k", "--index", "1", "--dataset", export]).output
+
+
+def test_a_ruler_row_shows_its_setting_needle_and_answer_prefix(generator):
+    from builders.cli.show import format_example
+    from builders.spec.configs import parse_config_name
+
+    row = generator.example(parse_config_name("en_ruler_niah_single_2_8192"), 0)
+    shown = click.unstyle(format_example(row))
+    assert shown.count("◀ depth") == 1 and f"gold answers: {row['answers'][0]}" in shown
+    assert "RULER's setting: essay haystack; word key, number value" in shown
+    assert shown.endswith(f"answer prefix (prefilled as the start of the answer): {row['answer_prefix']!r}")
+    assert row["answer_prefix"].startswith(" The special magic number for ")
+
+
+
+def test_a_ruler_qa_row_shows_its_documents_against_the_source(generator):
+    from builders.cli.show import format_example
+    from builders.spec.configs import parse_config_name
+
+    row = generator.example(parse_config_name("de-en_ruler_qa_xquad_8192"), 1)
+    shown = click.unstyle(format_example(row))
+    assert f"documents: {row['num_units']:,} of a source of 240\n" in shown and "POOL EXHAUSTED" not in shown
+    assert "RULER's setting: XQuAD paragraphs and questions in the context language" in shown
+    assert shown.count("◀ depth") == len(row["needles"]) >= 1
+    exhausted = generator.example(parse_config_name("de-en_ruler_qa_xquad_131072"), 0)
+    assert "documents: 240 of a source of 240; POOL EXHAUSTED before the budget" in click.unstyle(
+        format_example(exhausted))

@@ -425,10 +425,10 @@ def test_progress_is_plain_lines_on_a_pipe_and_a_short_cwe_config_warns(tmp_path
     lines = res.stderr.splitlines()
     assert re.fullmatch(r"\[1/2\] built ko_cwe_easy_128k \(\d+\.\d s\)", lines[0]), lines
     stats = read_manifest(out).configs["ko_cwe_easy_128k"].stats
-    assert stats.cwe_pool_exhausted == 1 and stats.num_tokens_min < 0.9 * stats.budget
+    assert stats.pool_exhausted == 1 and stats.num_tokens_min < 0.9 * stats.budget
     warnings = [line for line in lines if line.startswith("warning:")]
     assert warnings == [
-        f"warning: ko_cwe_easy_128k: the word pool ({stats.cwe_pool_size} words) ran out: 1 of 1 example(s) are "
+        f"warning: ko_cwe_easy_128k: the word pool ({stats.pool_size} words) ran out: 1 of 1 example(s) are "
         f"short, reaching {stats.num_tokens_min:,} of {stats.budget:,} tokens "
         f"({100 * stats.num_tokens_min / stats.budget:.0f} %)"
     ]

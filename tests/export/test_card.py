@@ -225,3 +225,23 @@ def test_card_says_which_sweeps_the_export_holds_and_what_they_reproduce(small):
     for neighbour in ("Kamradt", "CROSS / mLongRR", "Counting-Stars", "Paul Graham", "30 + 9 × K"):
         assert neighbour in section
     assert "config_name: de_mv16e_niah_128k" in render_readme(sweep).split("\n---\n", 1)[0]  # front matter
+
+
+def test_card_credits_the_upstreams_of_rulers_configs_and_says_the_essays_are_not_ours(small):
+    from builders.sources.ruler.pins import load_pinned
+
+    plain = render_card(small)
+    assert "This export holds no config made from RULER's or other third-party inputs." in plain
+    ruler = manifest({**small.to_json()["configs"],
+                      "en_ruler_niah_single_2_8192": entry("en_ruler_niah_single_2_8192", "ruler_niah_single_2", "en",
+                                                           "en", 8192),
+                      "en_ruler_vt_4096": entry("en_ruler_vt_4096", "ruler_vt", "en", "en", 4096)})
+    text = render_card(ruler)
+    essays, rulers = load_pinned("paul_graham_essays"), load_pinned("ruler")
+    assert (f"- **{rulers.title}** ([{rulers.upstream}]({rulers.upstream})@`{rulers.commit[:7]}`): {rulers.licence}. "
+            f"Used by 2 configs: `en_ruler_niah_single_2_8192`, `en_ruler_vt_4096`.") in text
+    assert f"- **{essays.title}**" in text and "Used by 1 config: `en_ruler_niah_single_2_8192`." in text
+    assert "These essays are Paul Graham's writing: neither this project nor the repository" in text
+    assert "NLTK" in text and "| `answer_prefix` | string | RULER NIAH |" in text
+    assert text.index(rulers.title) < text.index(essays.title)  # the pinned upstreams' order
+

@@ -57,6 +57,7 @@ def test_push_uploads_dir_byte_identical_in_one_commit(hub, export_dir, tmp_path
     res = run(["push", str(export_dir), "--repo-id", "my-org/oneruler", "--private"], endpoint, token, tmp_path, source_cache)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "pushed" in res.stdout and "/datasets/my-org/oneruler/commit/" in res.stdout
+    assert "warning" not in res.stderr  # ONERULER's books: nothing to warn about
     repo = state.repo("dataset", "my-org/oneruler")
     assert repo is not None and repo.private
     remote = state.files("dataset", "my-org/oneruler")
@@ -91,6 +92,24 @@ def test_second_push_replaces_stale_shards_on_a_branch(hub, export_dir, tmp_path
     main.pop(".gitattributes")
     assert main == local_files(export_dir)  # main untouched
     assert_token_never_leaked(token, state, [r1, r2], [tmp_path])
+
+
+def test_push_warns_in_one_line_before_publishing_essays_then_pushes(hub, tmp_path, source_cache):
+    endpoint, state, token = hub
+    out = tmp_path / "essays"
+    build_dataset(BuildRequest(["en_ruler_niah_single_2_4096", "en_ruler_niah_single_1_4096"], out, samples=1,
+                               cache_dir=str(source_cache), progress=False))
+    res = run(["push", str(out), "--repo-id", "my-org/essays"], endpoint, token, tmp_path, source_cache)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert [line for line in res.stderr.splitlines() if "warning" in line] == [
+        "warning: 1 config (en_ruler_niah_single_2_4096) holds Paul Graham's essays as haystacks: his writing, "
+        "licensed neither by this project nor by the repository that collects them; publish them only where you may "
+        "(the card says so)"]
+    remote = state.files("dataset", "my-org/essays")
+    remote.pop(".gitattributes")
+    assert remote == local_files(out)
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "These essays are Paul Graham's writing" in card and "`en_ruler_niah_single_1_4096`" in card
 
 
 def test_push_refuses_a_corrupt_dir_and_sends_nothing(hub, export_dir, tmp_path, source_cache):

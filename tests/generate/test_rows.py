@@ -12,11 +12,13 @@ import pytest
 
 from builders.spec.configs import ConfigSpec, parse_config_name
 from builders.base.errors import TokenizerError
-from builders.generate.rows import RowGenerator
+from builders.generate.rows import GENERATORS, RowGenerator
 from builders.spec.languages import LANGUAGE_CODES, get_language
 from builders.generate.niah import DEPTHS, draw_niah
 from builders.spec.schema import CORE_FEATURES, field_names
 from builders.sources.store import Sources
+from builders.spec.families.cwe import CWE
+from builders.spec.families.niah import NIAH
 from builders.spec.tasks import NIAH_TASKS, TASKS, family_of
 
 SAMPLES_8K = 2
@@ -223,18 +225,30 @@ def check_row(row, generator: RowGenerator, tokenizer):
     assert tuple(row)[:len(CORE_FEATURES)] == tuple(CORE_FEATURES)
     own = [n for n in row if n not in CORE_FEATURES]
     assert own == (["cwe_freq_common", "cwe_freq_uncommon", "cwe_pool_size", "cwe_pool_exhausted"]
-                   if family.name == "cwe" else [])
+                   if family.name == "cwe" else ["answer_prefix"] if family.name.startswith("ruler_") else [])
     assert row["id"] == f"{row['config']}/{row['index']}"
     assert row["tokenizer"] == tokenizer.identity
     if family.name == "cwe":
         check_cwe_row(row, generator, tokenizer)
-    else:
+    elif family.name == "niah":
         check_niah_row(row, generator, tokenizer)
+    else:  # RULER's families: their rules are checked in tests/generate/ruler/; here the budget every row keeps
+        assert row["num_tokens"] == tokenizer.count(row["input"] + row["answer_prefix"])
+        assert row["num_tokens"] + row["reserve"] <= row["length"] == row["budget"] + row["reserve"]
+        assert row["reserve"] == family.reserve
+
+
+def buildable(lang: str) -> list[str]:
+    """The tasks of ONERULER's own families (NIAH, CWE) a monolingual config of ``lang`` can be built for: the family
+    has a row generator and allows the language. RULER's families are checked against RULER's rules in
+    tests/generate/ruler/."""
+    return [name for name, task in TASKS.items() if task.family in (NIAH, CWE) and task.family.name in GENERATORS
+            and task.family.language_rule(name).allows(lang, lang)]
 
 
 @pytest.mark.parametrize("lang", LANGUAGE_CODES)
 def test_every_task_at_8k(generator, lang, sources, cl100k):
-    for task in TASKS:
+    for task in buildable(lang):
         spec = ConfigSpec(lang, task, 8_000)
         for row in generator.rows(spec, samples=SAMPLES_8K):
             check_row(row, generator, cl100k)
@@ -307,7 +321,8 @@ def test_keys_are_distinct_strings_in_all_languages(sources):
 
 
 def test_draws_are_aligned_across_languages(generator, sources, cl100k):
-    for task in NIAH_TASKS:
+    everywhere = set.intersection(*(set(buildable(lang)) for lang in LANGUAGE_CODES))
+    for task in [t for t in NIAH_TASKS if t in everywhere]:  # the needle tasks of every language
         rows = [generator.example(ConfigSpec(lang, task, 8000), 3) for lang in LANGUAGE_CODES]
         sig = {(tuple(n["value"] for n in r["needles"]), tuple(n["depth"] for n in r["needles"])) for r in rows}
         assert len(sig) == 1, task

@@ -35,8 +35,8 @@ def passed(prediction, answers, task, lang="en", **kw) -> bool:
 
 
 def test_every_task_names_a_rule_and_the_none_words_cover_every_language():
-    assert {"numbers", "none", "words"} <= {t.scoring_rule for t in TASKS.values()} <= set(scoring.RULES)
-    assert set(scoring.RULES) == {"numbers", "none", "words", "string_match_all", "string_match_part"}
+    assert {t.scoring_rule for t in TASKS.values()} == set(scoring.RULES) == {
+        "numbers", "none", "words", "string_match_all", "string_match_part"}  # every rule is some task's
     assert CWE_TASKS == ("cwe_easy", "cwe_hard")
     assert [t for t in TASKS if TASKS[t].scoring_rule == "none"] == [t for t in TASKS if not getattr(TASKS[t], "relevant", True)]
     assert set(NONE_WORDS) == set(LANGUAGE_CODES)

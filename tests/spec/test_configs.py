@@ -64,7 +64,7 @@ def test_lengths(text, value):
         ("pl_s_niah_0", "must be positive"),
         ("pl_s_niah", "missing length"),
         ("pl_cwe_easy_8k_foo", "unknown tokenizer alias 'foo'"),
-        ("en-ko_cwe_easy_8k", "only for NIAH tasks"),
+        ("en-ko_cwe_easy_8k", "only for NIAH/RULER VT/RULER QA tasks, not 'cwe_easy'"),
         ("en-en_s_niah_8k", "both 'en'"),
         ("pl_s_niah_8k_o200k_x", "unexpected parts"),
         ("plsniah", "expected {lang}_{task}_{length}"),
@@ -99,6 +99,9 @@ def test_list_command_prints_the_grid():
     assert out.stdout.split() == [f"ko-{i}_{t}_8k" for i in ("en", "pl") for t in ("s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah")]
     bad = subprocess.run([sys.executable, "-m", "builders.cli", "list", "zz_*"], capture_output=True, text=True)
     assert bad.returncode == 2 and "matches no config" in bad.stderr and not bad.stdout
+    ruler = subprocess.run([sys.executable, "-m", "builders.cli", "list", "--grid", "ruler"], capture_output=True,
+                           text=True, check=True)
+    assert ruler.stdout.split() == [c.name for c in grid_configs("ruler")] and len(ruler.stdout.split()) == 78
 
 
 @pytest.mark.parametrize("name, fragment", [
@@ -223,16 +226,77 @@ def test_sweep_grids():
         f"pl_s_niah_8k_at{d}" for d in range(0, 101, 10)]
     assert [c.name for c in match_configs(["ko-en_*_32k_at50_o200k"], grid_name="depth")] == ["ko-en_s_niah_32k_at50_o200k"]
     assert len(match_configs(["*"], grid_name="evidence")) == 208
-    with pytest.raises(ConfigNameError, match="unknown grid 'depths'; valid: standard, depth, evidence"):
+    with pytest.raises(ConfigNameError, match="unknown grid 'depths'; valid: standard, depth, evidence, ruler"):
         grid_configs("depths")
 
 
 def test_multi_value_tasks_are_made_on_demand():
-    from builders.spec.tasks import TASKS, get_task
+    from builders.spec.tasks import FAMILIES, TASKS, get_task
 
     task = get_task("mv64e_niah")
     assert (task.num_keys, task.num_values, task.num_queries, task.even, task.draws_as) == (1, 64, 1, True, "mv_niah")
     assert task.reserve == 30 + 9 * 64 and get_task("mv2_niah").reserve == 48 and not get_task("mv2_niah").even
-    assert "mv64e_niah" not in TASKS and len(TASKS) == 8  # the standard table is unchanged
+    # the table holds the families' listed tasks only: ids of a form are never added to it
+    assert "mv64e_niah" not in TASKS and list(TASKS) == [*(t.name for f in FAMILIES.values() for t in f.tasks if t.main),
+                                                         *(t.name for f in FAMILIES.values() for t in f.tasks if not t.main)]
     with pytest.raises(ValueError, match="unknown task 'mvx_niah'"):
         get_task("mvx_niah")
+
+
+@pytest.mark.parametrize("name, ctx, inst, task, length, alias", [
+    ("en_ruler_niah_single_2_131072", "en", "en", "ruler_niah_single_2", 131072, None),
+    ("en_ruler_vt_8192_llama3", "en", "en", "ruler_vt", 8192, "llama3"),
+    ("en_ruler_niah_multikey_3_4096", "en", "en", "ruler_niah_multikey_3", 4096, None),
+    ("en_ruler_qa_1_16k", "en", "en", "ruler_qa_1", 16000, None),
+    ("pl-en_ruler_vt_32768", "pl", "en", "ruler_vt", 32768, None),
+    ("de-en_ruler_qa_xquad_8192", "de", "en", "ruler_qa_xquad", 8192, None),
+    ("en_ruler_qa_xquad_8192", "en", "en", "ruler_qa_xquad", 8192, None),
+])
+def test_ruler_names(name, ctx, inst, task, length, alias):
+    spec = parse_config_name(name, ["llama3"])
+    assert (spec.context_language, spec.instruction_language, spec.task, spec.length, spec.tokenizer_alias) == (
+        ctx, inst, task, length, alias)
+    assert parse_config_name(spec.name, ["llama3"]) == spec  # 4096, 131072: written as integers, read back
+
+
+@pytest.mark.parametrize("name, fragment", [
+    ("en_ruler_niah_singel_1_8192", "unknown task in 'ruler_niah_singel_1_8192' (did you mean 'ruler_niah_single_1'?)"),
+    ("en_ruler_multikey_1_8192", "(did you mean 'ruler_niah_multikey_1'?)"),
+    ("en_ruler_vtt_8192", "(did you mean 'ruler_vt'?)"),
+    ("pl_ruler_vt_8192", "task 'ruler_vt' takes no instruction language 'pl' (RULER's English instructions; no native "
+                         "translation yet): contexts any of the 26 languages, instructions en; e.g. pl-en_ruler_vt_8192"),
+    ("en-pl_ruler_vt_8192", "takes no instruction language 'pl'"),
+    ("de_ruler_cwe_8192", "task 'ruler_cwe' takes no context language 'de' (RULER's English task): contexts en, "
+                          "instructions en; e.g. en_ruler_cwe_8192"),
+    ("ko-en_ruler_niah_single_1_8192", "takes no context language 'ko' (RULER's English task)"),
+    ("de-en_ruler_qa_1_8192", "e.g. en_ruler_qa_1_8192"),
+    ("fr-en_ruler_qa_xquad_8192", "takes no context language 'fr' (XQuAD's languages that are ONERULER's; RULER's "
+                                  "English instructions): contexts de, es, hi, ru, vi, zh, en, instructions en; "
+                                  "e.g. de-en_ruler_qa_xquad_8192"),
+    ("de_ruler_qa_xquad_8192", "e.g. de-en_ruler_qa_xquad_8192"),
+    ("en_ruler_vt_8192_at50", "a fixed depth needs a NIAH task, not 'ruler_vt' (RULER VT has no fixed-depth configs)"),
+    ("en_ruler_niah_single_1_8192_at50", "(RULER NIAH has no fixed-depth configs)"),
+])
+def test_ruler_names_refused_in_one_line_that_says_what_is_valid(name, fragment):
+    with pytest.raises(ConfigNameError) as info:
+        parse_config_name(name)
+    message = str(info.value)
+    assert fragment in message and "\n" not in message
+    assert "did you mean 'en_" not in message and "did you mean 'pl_" not in message  # no unrelated standard name
+
+
+def test_the_ruler_grid_is_rulers_13_tasks_at_its_six_lengths(ruler_sources):
+    from builders.spec.grids import RULER_LENGTHS, grid_groups
+
+    specs = grid_configs("ruler")
+    assert len(specs) == 78 and len({s.name for s in specs}) == 78
+    assert RULER_LENGTHS == tuple(2 ** n for n in range(12, 18))
+    tasks = list(dict.fromkeys(s.task for s in specs))
+    assert tasks == [f"ruler_{name}" for name in ruler_sources.tasks.settings]  # RULER's order, synthetic.yaml
+    assert {(s.context_language, s.instruction_language, s.tokenizer_alias) for s in specs} == {("en", "en", None)}
+    assert specs[0].name == "en_ruler_niah_single_1_4096" and specs[-1].name == "en_ruler_qa_2_131072"
+    groups = grid_groups("ruler")
+    assert len(groups[""]) == 78 and len(groups["vt"]) == 6 and len(groups["131072"]) == 13
+    assert [s.name for s in match_configs(["*_vt_*"], grid_name="ruler")][:2] == ["en_ruler_vt_4096", "en_ruler_vt_8192"]
+    with pytest.raises(ConfigNameError, match="RULER configs are in the ruler grid: add grid ruler"):
+        match_configs(["*_ruler_vt_*"])

@@ -157,7 +157,7 @@ def test_a_family_registered_outside_the_package_is_built_exported_shown_scored_
     assert scores["by_task"]["toy_vars"]["recall"] == pytest.approx((1 + 1 / 3 + 0) / 3)
     assert list(scores["by_task"]) == ["s_niah", "toy_vars"]  # the toy family after the NIAH family
     assert scores["null_predictions"]["by_family"] == {"niah": 0, "toy": 1}
-    assert "null predictions: 0 NIAH, 1 TOY; NIAH dropped from the accuracy, CWE/TOY counted wrong" in printed
+    assert "null predictions: 0 NIAH, 1 TOY; NIAH dropped from the accuracy, TOY counted wrong" in printed  # the report's families
     assert scores["errors"]["toy_vars"]["partial"] == 1
     assert (tmp_path / "report" / "heatmap.png").is_file() and (tmp_path / "report" / "examples.jsonl").is_file()
 
@@ -167,7 +167,7 @@ def test_a_family_registered_outside_the_package_is_built_exported_shown_scored_
 
 def test_a_familys_record_decides_what_its_configs_may_be(toy_registered):
     assert parse_config_name("de_toy_vars_32k").task == "toy_vars"
-    with pytest.raises(ConfigNameError, match="cross-lingual configs exist only for NIAH tasks, not 'toy_vars'"):
+    with pytest.raises(ConfigNameError, match="cross-lingual configs exist only for NIAH/RULER VT/RULER QA tasks, not 'toy_vars'"):
         parse_config_name("en-de_toy_vars_8k")
     with pytest.raises(ConfigNameError, match=r"a fixed depth needs a NIAH task, not 'toy_vars' \(TOY has no needles\)"):
         parse_config_name("en_toy_vars_8k_at50")
@@ -196,8 +196,8 @@ def test_a_family_field_needs_a_known_type():
         TaskFamily("x", "X", "", "units", 10, 0.1, False, False, False, "words", (), row_fields=(RowField("bad", "int8", ""),))
 
 
-def test_the_registered_families_are_niah_then_cwe_and_a_task_reads_its_family():
-    assert list(task_table.FAMILIES) == ["niah", "cwe"]
+def test_the_registered_families_are_niah_then_cwe_then_rulers_and_a_task_reads_its_family():
+    assert list(task_table.FAMILIES) == ["niah", "cwe", "ruler_niah", "ruler_vt", "ruler_cwe", "ruler_fwe", "ruler_qa"]
     assert task_table.family_of("mv16e_niah").name == "niah" and task_table.family_of("cwe_hard").unit == "words"
     assert all(t.family.reserve == t.reserve for t in task_table.TASKS.values())
     assert Path(task_table.__file__).name == "tasks.py"

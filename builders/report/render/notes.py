@@ -4,6 +4,8 @@ versus paper mode, in words."""
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from ...scoring import get_rule
 from ...spec.tasks import FAMILIES
 from ..documents.scores_json import ScoresDocument
@@ -21,7 +23,7 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     if options.missing_policy == "upstream":
         null_policy = "dropped from the accuracy (upstream policy)"
     else:
-        null_policy = f"{paper_policy()} (paper policy)"
+        null_policy = f"{paper_policy(families=m.by_family)} (paper policy)"
     lines = [f"null predictions: {per_family(m.by_family)}; {null_policy}",
              _truncation_note(report, document),
              f"reasoning: {'leading <think> blocks removed' if options.strip_think else '<think> blocks scored as text'}"
@@ -56,10 +58,12 @@ def per_family(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {FAMILIES[name].label if name in FAMILIES else name}" for name, n in counts.items())
 
 
-def paper_policy(dropped: str = "dropped from the accuracy") -> str:
+def paper_policy(dropped: str = "dropped from the accuracy", families: Iterable[str] | None = None) -> str:
     """What the paper's policy does with an answer that is missing: ``NIAH dropped from the accuracy, CWE counted
-    wrong`` (each family as its scoring rule says: ``Rule.null_dropped``)."""
-    drops = {f.label: get_rule(f.scoring_rule).null_dropped for f in FAMILIES.values()}
+    wrong`` (each family as its scoring rule says: ``Rule.null_dropped``), for the ``families`` named (the report's;
+    None: every registered one)."""
+    named = FAMILIES if families is None else [name for name in FAMILIES if name in families]
+    drops = {FAMILIES[name].label: get_rule(FAMILIES[name].scoring_rule).null_dropped for name in named}
     parts = [("/".join(label for label, d in drops.items() if d == want), text)
              for want, text in ((True, dropped), (False, "counted wrong"))]
     return ", ".join(f"{labels} {text}" for labels, text in parts if labels)
@@ -70,7 +74,7 @@ def _truncation_note(report: Report, document: ScoresDocument) -> str:
     if options.missing_policy == "upstream":
         policy = "upstream policy: dropped for every task"
     else:
-        policy = {"paper": f"paper policy: treated as no response ({paper_policy('dropped')})",
+        policy = {"paper": f"paper policy: treated as no response ({paper_policy('dropped', t.by_family)})",
                   "score": "scored as written", "wrong": "counted wrong for every task"}[options.truncation]
     answered = sum(r.prediction is not None for r in report.scored)
     if answered and t.unknown == answered:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spec.tasks import FAMILIES, has_needles, listing_rank
+from ...spec.tasks import FAMILIES, family_of, has_needles, listing_rank
 from ..stats.cells import RecordColumns
 
 
@@ -17,7 +17,8 @@ def task_rank(task: str) -> tuple[int, int, str]:
 
 def niah_scope(columns: RecordColumns) -> tuple[np.ndarray | None, str]:
     """(row mask, name): the tasks whose family places needles (NIAH) when the records have any, else every task
-    (mask None)."""
+    (mask None); the name lists the needle families the records hold (``NIAH tasks``)."""
     niah = columns.mask("task", has_needles)
-    name = "/".join(f.label for f in FAMILIES.values() if f.needles) + " tasks"
+    held = {family_of(task).name for task in columns.values["task"] if has_needles(task)}
+    name = "/".join(f.label for f in FAMILIES.values() if f.name in held) + " tasks"
     return (niah, name) if niah.any() else (None, "all tasks")

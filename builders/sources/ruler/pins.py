@@ -22,6 +22,8 @@ from ...base.resources import REINSTALL, RULER_MANIFESTS, shipped_path
 from ..manifest import Alternate, SourceFile, load_manifest
 
 PINNED_UPSTREAMS: tuple[str, ...] = ("ruler", "paul_graham_essays", "xquad", "squad", "hotpotqa", "nltk_punkt")
+# Upstreams whose texts no licence covers (the essays are Paul Graham's writing): `push` warns before publishing them.
+NOT_LICENSED: tuple[str, ...] = ("paul_graham_essays",)
 # ``oneruler fetch --sources``: which pinned files each choice fetches.
 SOURCE_GROUPS: tuple[str, ...] = ("oneruler", "ruler", "all")
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..family import RowField, TaskFamily
+from ..family import PoolFields, RowField, TaskFamily
 
 CWE_RESERVE = 50
 
@@ -80,8 +80,9 @@ CWE = TaskFamily(
         RowField("cwe_freq_uncommon", "int32", "times each other word is listed"),
         RowField("cwe_pool_size", "int32", "words in the language's pool"),
         RowField("cwe_pool_exhausted", "bool",
-                 "True: the whole word pool was used and the budget not reached (see CWE shortfalls)"),
+                 "True: the whole word pool was used and the budget not reached (see Pool shortfalls)"),
     ),
     build_cost=1,  # a CWE config costs more to render and compress than a NIAH one of the same length
     show_lines=pool_line,
+    pool=PoolFields("cwe_pool_size", "cwe_pool_exhausted", "word pool", "words"),
 )

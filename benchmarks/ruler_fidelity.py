@@ -1,0 +1,421 @@
+"""RULER's English tasks: our rows beside RULER's own generator's, read back by RULER's rules, and the speed of both.
+
+    ONERULER_MIRROR=... TIKTOKEN_CACHE_DIR=... python benchmarks/ruler_fidelity.py --lengths 8192 \\
+        --also 32768:niah_single_1,niah_single_2,niah_multikey_3,vt,cwe,fwe,qa_1 --samples 3 --grid-samples 50 \\
+        --ruler-extrapolate --redraws --out /tmp/ruler-fidelity
+
+1. RULER's generator (``benchmarks/ruler_reference.py``: its ``prepare.py`` from the pinned mirror, tiktoken cl100k,
+   its ``base`` template, seed 42), one process per (task, length) as RULER runs it. SQuAD and HotpotQA are not on
+   this machine: RULER's ``qa.py`` gets XQuAD's English file as SQuAD (``--squad-from-xquad``) and ours reads the
+   same bytes (a temporary manifest pins them); ``qa_2`` (HotpotQA) runs on neither side. Without
+   ``english_words.json`` RULER's CWE runs up to 16384 tokens (its size search samples past wonderwords' list).
+2. Ours for the same configs in this process (``RowGenerator.rows``; sources and tokenizer loaded once, timed apart).
+3. Every row of both sides read back from its text alone, by the same parser, recounted with cl100k:
+   NIAH: the prompt frame, needle formats and kinds, answers = the queried keys' values, the haystack (noise lines;
+   distractor needles and whether one has a real key; essay: the words used, whether the text outside the needles
+   is the pinned essays' first N words as RULER splits them, each needle before sentence int(sentences * depth/100));
+   VT: statements, the in-context example, answers; CWE: the example's and the task's counts (30/3 against 10/3),
+   whether the answer is the 10 words listed most; FWE: the coded words' counts against RULER's Zeta counts
+   int(n k^-2 / zeta(2)), the answer = ranks 2-4; QA: the documents, numbered, where the gold one sits; and the
+   fill (tokens of input + answer prefix + tokens to generate) / length.
+4. ``--grid-samples``: ours for the whole English ``ruler`` grid (the 12 tasks that run here x 6 lengths) in one
+   process. ``--ruler-extrapolate``: RULER's generator on the compared configs again at 1 sample, its time at
+   ``--grid-samples`` extrapolated per config as t(1) + (n - 1) (t(s) - t(1)) / (s - 1) (its size search is per
+   config, each sample then costs about the same; RULER's whole grid at 50 samples takes hours here), against
+   ours on the same configs at n samples, setup included. ``--redraws``: how often our rules redrew what RULER's
+   draws would repeat (a key, a value, a distractor's key, a VT name) in that grid.
+
+Prints Markdown tables (docs/generation.md and docs/performance.md quote them), writes ``--out/fidelity.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from itertools import accumulate
+from pathlib import Path
+
+import numpy as np
+import scipy.special
+import tiktoken
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
+
+from ruler_reference import RULER_LENGTHS, run_config, write_workspace  # noqa: E402
+
+from builders.base.files import sha256_bytes  # noqa: E402
+from builders.generate.niah import DEPTHS  # noqa: E402
+from builders.generate.rows import RowGenerator  # noqa: E402
+from builders.generate.ruler.frame import ruler_frame  # noqa: E402
+from builders.generate.ruler.lines import NOISE  # noqa: E402
+from builders.generate.ruler.niah import singular  # noqa: E402
+from builders.sources.manifest import SourceFile  # noqa: E402
+from builders.sources.ruler.pins import ruler_manifest  # noqa: E402
+from builders.sources.ruler.store import RulerSources  # noqa: E402
+from builders.sources.store import load_sources  # noqa: E402
+from builders.spec.configs import ConfigSpec  # noqa: E402
+
+NIAH = ("niah_single_1", "niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multikey_2", "niah_multikey_3",
+        "niah_multivalue", "niah_multiquery")
+HERE = (*NIAH, "vt", "cwe", "fwe", "qa_1")  # qa_2 needs HotpotQA, which is not on this machine
+RESERVE = {**{t: 128 for t in NIAH}, "vt": 30, "cwe": 120, "fwe": 50, "qa_1": 32}
+ENC = tiktoken.get_encoding("cl100k_base")
+NEEDLE_RE = re.compile(r"One of the special magic (numbers|uuids|words) for ([^\n]+?) is: (\S+)\.")
+SPLIT_RE = re.compile(f" ?{NEEDLE_RE.pattern} ?")
+KINDS = {"numbers": re.compile(r"[1-9][0-9]{6}"),
+         "uuids": re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")}
+
+
+class Reader:
+    """What reading a row back needs: RULER's settings and templates, wonderwords, the essays and our split of them."""
+
+    def __init__(self, ruler: RulerSources):
+        from builders.generate.ruler.essay import EssaySplit
+
+        self.ruler = ruler
+        self.adjectives, self.nouns = set(ruler.wonderwords.adjectives), set(ruler.wonderwords.nouns)
+        self.cwe_words = set(ruler.cwe_words.words)
+        self.words = ruler.essays.words
+        self.chars = [0, *accumulate(len(w) for w in self.words)]
+        self.split = EssaySplit(self.words, ruler.sentence_tokenizer)
+
+    def kind_ok(self, kind: str, value: str) -> bool:
+        if kind != "words":
+            return bool(KINDS[kind].fullmatch(value))
+        return any(value[:i] in self.adjectives and value[i + 1:] in self.nouns for i, c in enumerate(value) if c == "-")
+
+    def essay_words(self, letters: int) -> int | None:
+        """The N whose first N essay words (repeated past the end) hold ``letters`` non-space characters."""
+        full, rest = divmod(letters, self.chars[-1])
+        i = bisect.bisect_left(self.chars, rest)
+        return full * len(self.words) + i if i < len(self.chars) and self.chars[i] == rest else None
+
+
+def niah_facts(row: dict, args: dict, template, reader: Reader) -> dict:
+    text, prefix = row["input"], row["answer_prefix"]
+    head_end, tail_start = text.index("\n") + 1, text.rindex("\nWhat ")
+    head, context, tail = text[:head_end], text[head_end:tail_start], text[tail_start:]
+    query = re.search(r"for (.+) mentioned in the provided text\?$", tail)[1]
+    one = args["num_needle_q"] * args["num_needle_v"] == 1
+    kind = args["type_needle_v"][:-1] if one else args["type_needle_v"]
+    frame = ruler_frame(template, {"type_needle_v": kind, "query": query}, singular if one else None)
+    needles = NEEDLE_RE.findall(context)
+    first, _, last = query.rpartition(", and ")
+    queries = [*first.split(", "), last] if first else [query]
+    real = [(k, v) for _, k, v in needles if args["type_haystack"] != "needle" or k in queries]
+    facts = {"frame": (frame.head, frame.tail, frame.answer_prefix) == (head, tail, prefix),
+             "needle_kinds": all(reader.kind_ok(args["type_needle_k"], k) and reader.kind_ok(args["type_needle_v"], v)
+                                 for _, k, v in needles),
+             "answers": sorted(row["outputs"]) == sorted(v for k, v in real if k in queries),
+             "real_needles": len(real) == max(args["num_needle_k"], args["num_needle_q"]) * args["num_needle_v"]}
+    lines = context.split("\n")
+    if args["type_haystack"] == "noise":
+        facts |= {"units": sum(line == NOISE for line in lines),
+                  "lines_ok": all(line == NOISE or NEEDLE_RE.fullmatch(line) for line in lines)}
+    elif args["type_haystack"] == "needle":
+        matches = [NEEDLE_RE.fullmatch(line) for line in lines]
+        facts |= {"units": len(lines) - 1, "lines_ok": all(matches),
+                  "no_distractor_with_real_key": sum(1 for m in matches if m and m[2] in queries) == 1}
+    else:
+        facts |= essay_facts(context, len(needles), reader)
+    return facts
+
+
+def needle_places(segments: list[str], sentences: list[str]) -> list[int] | None:
+    """Sentences before each needle, reading the text between needles as runs of ``sentences`` (None: it is not)."""
+    places, pos = [], 0
+    for segment in segments[:-1]:
+        if segment:
+            q, length = pos, -1
+            while length < len(segment) and q < len(sentences):
+                length, q = length + len(sentences[q]) + 1, q + 1
+            if " ".join(sentences[pos:q]) != segment:
+                return None
+            pos = q
+        places.append(pos)
+    return places
+
+
+def essay_facts(context: str, n_needles: int, reader: Reader) -> dict:
+    segments = SPLIT_RE.split(context)[::4]  # the text between needles (the regex's three groups come in between)
+    haystack = " ".join(s for s in segments if s)
+    n = reader.essay_words(len("".join(haystack.split())))
+    if n is None:
+        return {"units": None, "essay_identical": False, "depth_rule": False}
+    sentences = reader.split.sentence_list(n)
+    places = needle_places(segments, sentences)
+    allowed = {int(len(sentences) * (d / 100)) for d in DEPTHS}
+    return {"units": n, "essay_identical": haystack == " ".join(sentences),
+            "depth_rule": places is not None and len(places) == n_needles and set(places) <= allowed}
+
+
+def vt_facts(row: dict, template) -> dict:
+    text = row["input"]
+    head = template.template.split("{context}")[0]
+    start = text.rindex(head)
+    example, task = text[:start - 1], text[start:]
+    ex_lines, lines = example.split("\n"), task[len(head):].split("\n")
+    statement = r"VAR [A-Z]{%d} = (?:[0-9]{5}|VAR [A-Z]{%d} )"
+    return {"units": sum(line == NOISE for line in lines),
+            "example_statements": sum(bool(re.fullmatch(statement % (3, 3), line)) for line in ex_lines) == 5,
+            "example_answer": bool(re.search(r"they are:  [A-Z]{3}( [A-Z]{3}){4}$", example.rstrip("\n"))),
+            "statements": sum(bool(re.fullmatch(statement % (5, 5), line)) for line in lines) == 5,
+            "answers": len(row["outputs"]) == 5 and all(f"VAR {a} " in task for a in row["outputs"])}
+
+
+def numbered(text: str) -> list[str]:
+    parts = re.split(r"(?:^| )(\d+)\. ", text)
+    return parts[2::2] if [int(n) for n in parts[1::2]] == list(range(1, len(parts) // 2 + 1)) else []
+
+
+def cwe_facts(row: dict, reader: Reader) -> dict:
+    lines = row["input"].split("\n")
+    example, task = numbered(lines[1]), numbered(lines[4])
+    ex, tk = Counter(example), Counter(task)
+    top = [w for w, _ in tk.most_common(10)]
+    long_form = row["length"] >= 4096
+    return {"units": len(task),
+            "example_counts": sorted(set(ex.values())) == ([3, 10] if long_form else [1, 3]),
+            "counts": sorted(set(tk.values())) == ([3, 30] if long_form else [1, 6]),
+            "answers": sorted(top) == sorted(row["outputs"]) and all(tk[w] > tk[top[-1]] - 1 for w in row["outputs"]),
+            "wonderwords": set(tk) <= reader.cwe_words and set(ex) <= reader.cwe_words}
+
+
+def fwe_facts(row: dict) -> dict:
+    words = row["input"].split("coded words. ", 1)[1].split("\nQuestion:", 1)[0].split(" ")
+    counts = Counter(words)
+    ranked = [w for w, _ in counts.most_common()]
+    vocab = (row["length"] - RESERVE["fwe"]) // 50
+    seen = sorted(counts.values(), reverse=True)
+    k = np.arange(1, vocab + 1)
+    zeta = [n for n in range(sum(seen), 2 * sum(seen) + vocab)
+            if (n * (k ** -2.0) / scipy.special.zeta(2.0)).astype(int).tolist() == seen + [0] * (vocab - len(seen))]
+    return {"units": len(words), "zeta_counts": bool(zeta), "noise_first": ranked[0] == "...",
+            "answers": ranked[1:4] == list(row["outputs"])}
+
+
+def qa_facts(row: dict, gold: str) -> dict:
+    context = row["input"].split("The following are given documents.\n\n", 1)[1].rsplit("\n\nAnswer the question", 1)[0]
+    blocks = re.split(r"(?:^|\n\n)Document (\d+):\n", context)
+    numbers, documents = [int(n) for n in blocks[1::2]], blocks[2::2]
+    places = [i for i, d in enumerate(documents) if d == gold]
+    return {"units": len(documents), "numbered": numbers == list(range(1, len(documents) + 1)),
+            "gold_once": len(places) == 1, "gold_depth": round(100 * places[0] / len(documents)) if places else None}
+
+
+def facts_of(task: str, rows: list[dict], reader: Reader) -> list[dict]:
+    """Per row: the task's facts and the fill, from the text alone (RULER's rows and ours alike)."""
+    template = reader.ruler.tasks.template(task)
+    out = []
+    for i, row in enumerate(rows):
+        if task.startswith("niah"):
+            facts = niah_facts(row, dict(reader.ruler.tasks.setting(task).args), template, reader)
+        elif task == "vt":
+            facts = vt_facts(row, template)
+        elif task == "cwe":
+            facts = cwe_facts(row, reader)
+        elif task == "fwe":
+            facts = fwe_facts(row)
+        else:
+            squad = reader.ruler.squad
+            facts = qa_facts(row, squad.documents[squad.questions[i].context[0]])
+        fill = (len(ENC.encode_ordinary(row["input"] + row["answer_prefix"])) + RESERVE[task]) / row["length"]
+        out.append({**facts, "fill": fill})
+    return out
+
+
+def our_sources(work: Path):
+    """ONERULER's sources with RULER's inputs; SQuAD = the bytes RULER's workspace got (XQuAD-en as SQuAD v2.0)."""
+    data = (work / "scripts/data/synthetic/json/squad.json").read_bytes()
+    mirror = work / "squad-mirror"
+    (mirror / "dataset").mkdir(parents=True, exist_ok=True)
+    (mirror / "dataset/dev-v2.0.json").write_bytes(data)
+    entries = [e for e in ruler_manifest() if e.role != "squad"]
+    entries.append(SourceFile("dataset/dev-v2.0.json", sha256_bytes(data), len(data), "squad", "en", "benchmark",
+                              urls=("https://example.invalid/dev-v2.0.json",)))
+    sources = load_sources()
+    sources.ruler = RulerSources(os.pathsep.join([str(mirror), os.environ.get("ONERULER_MIRROR", "")]),
+                                 work / "cache", False, entries)
+    return sources
+
+
+def ours(generator: RowGenerator, task: str, length: int, samples: int) -> tuple[list[dict], float]:
+    started = time.perf_counter()
+    rows = list(generator.rows(ConfigSpec("en", f"ruler_{task}", length), samples))
+    seconds = time.perf_counter() - started
+    return [{"input": r["input"], "outputs": r["answers"], "answer_prefix": r["answer_prefix"], "length": length}
+            for r in rows], seconds
+
+
+def theirs(work: Path, out: Path, task: str, length: int, samples: int) -> tuple[list[dict] | None, dict]:
+    done = run_config(work, out, task, length, samples)
+    print(json.dumps(done), file=sys.stderr, flush=True)
+    if "error" in done:
+        return None, done
+    rows = [json.loads(line) for line in Path(done["file"]).read_text(encoding="utf-8").splitlines()]
+    return [{**r, "length": length} for r in rows], done
+
+
+def summary(facts: list[dict]) -> dict:
+    """A config's facts: checks as passed/rows, units and fill as min/mean/max, depths as a sorted set."""
+    out = {"rows": len(facts)}
+    for key in facts[0]:
+        values = [f[key] for f in facts]
+        if isinstance(values[0], bool):
+            out[key] = f"{sum(values)}/{len(values)}"
+        elif key == "gold_depth":
+            out[key] = sorted({v for v in values if v is not None})
+        else:
+            known = [v for v in values if v is not None]
+            out[key] = [round(min(known), 4), round(statistics.mean(known), 4), round(max(known), 4)] if known else None
+    return out
+
+
+def table(header: list[str], rows: list[list]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(out + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
+
+
+def pct(span: list[float] | None) -> str:
+    return "—" if span is None else f"{100 * span[0]:.1f} / {100 * span[1]:.1f}"
+
+
+def fidelity_rows(results: list[dict]) -> list[list]:
+    rows = []
+    for r in results:
+        rf, of = r.get("ruler"), r["ours"]
+        checks = [k for k in of if k not in ("rows", "fill", "units", "gold_depth")]
+        rows.append([f"`{r['task']}`", r["length"], pct(rf["fill"]) if rf else "RULER failed", pct(of["fill"]),
+                     f"{rf['units'][1]:,.0f}" if rf and rf.get("units") else "—", f"{of['units'][1]:,.0f}",
+                     "; ".join(f"{k} {rf.get(k, '—') if rf else '—'} / {of[k]}" for k in checks)
+                     + (f"; gold depths {rf['gold_depth'] if rf else '—'} / {of['gold_depth']}" if "gold_depth" in of
+                        else "")])
+    return rows
+
+
+def redraws(generator: RowGenerator, tasks: tuple[str, ...], samples: int) -> dict:
+    """How often our rules redrew what RULER's draws would repeat, over the grid of ``tasks`` at ``samples`` rows."""
+    from builders.generate.material import RowMaterial
+    from builders.generate.rng import StableRng
+    from builders.generate.ruler.haystacks import DistractorHaystack
+    from builders.generate.ruler.niah import draw_niah, frame_of
+    from builders.generate.ruler.vt import LETTERS, draw_chains, in_context_example, renamed
+    from builders.spec.tasks import get_task
+
+    counts = {"rows": 0, "key_or_value": 0, "distractor_key": 0, "vt_names": 0, "vt_example_renames": 0}
+    ruler = generator.sources.ruler
+    for task in (t for t in tasks if t in (*NIAH, "vt")):
+        args, record = dict(ruler.tasks.setting(task).args), get_task(f"ruler_{task}")
+        for length in RULER_LENGTHS:
+            spec = ConfigSpec("en", record.name, length)
+            material = RowMaterial(generator.sources, generator.tokenizer_for(spec), generator.prepared)
+            for row in generator.rows(spec, samples):
+                counts["rows"] += 1
+                if task == "vt":
+                    rng = StableRng("ruler-vt", 42, record.name, length, row["index"])
+                    counts["vt_names"] += draw_chains(rng, args, LETTERS, None).rejected
+                    counts["vt_example_renames"] += renamed(in_context_example(spec, record, args, 42, material), rng)[1]
+                    continue
+                draw = draw_niah(record, args, material, length, row["index"], 42)
+                counts["key_or_value"] += draw.rejected
+                if args["type_haystack"] == "needle":
+                    hay = DistractorHaystack(args, spec, record, row["index"], 42, draw,
+                                             frame_of(record, args, material, draw), material)
+                    hay.units_before(row["num_units"] + 1)
+                    counts["distractor_key"] += hay.redrawn[row["num_units"]]
+    return counts
+
+
+def grid_speed(args, work: Path, generator: RowGenerator, setup: float, results: list[dict]) -> dict:
+    """Ours over the English grid in one process; on the configs compared, RULER's generator at 50 samples
+    extrapolated from its runs at 1 and ``--samples`` samples, against ours at 50 (setup included)."""
+    per: dict[str, float] = {}
+    started = time.perf_counter()
+    for task in HERE:
+        for length in RULER_LENGTHS:
+            per[f"{task}_{length}"] = ours(generator, task, length, args.grid_samples)[1]
+    doc = {"configs": len(per), "samples": args.grid_samples,
+           "ours_seconds": round(time.perf_counter() - started + setup, 1)}
+    if args.ruler_extrapolate and args.samples > 1:
+        theirs_50, ours_50 = {}, {}
+        for r in (r for r in results if r["ruler_seconds"] is not None):
+            name = f"{r['task']}_{r['length']}"
+            one = run_config(work, args.out / "ruler1", r["task"], r["length"], 1)
+            if "error" in one or name not in per:
+                continue
+            slope = max(0.0, (r["ruler_seconds"] - one["seconds"]) / (args.samples - 1))
+            theirs_50[name] = one["seconds"] + (args.grid_samples - 1) * slope
+            ours_50[name] = per[name]
+            print(json.dumps({"config": name, "ruler_1": one["seconds"], f"ruler_{args.samples}": r["ruler_seconds"],
+                              "ruler_extrapolated": round(theirs_50[name], 1), "ours": round(per[name], 3)}),
+                  file=sys.stderr, flush=True)
+        doc["extrapolated"] = {"configs": len(theirs_50), "ruler_seconds": round(sum(theirs_50.values()), 1),
+                               "ours_seconds": round(sum(ours_50.values()) + setup, 1),
+                               "per_config": {k: [round(theirs_50[k], 1), round(ours_50[k], 3)] for k in theirs_50}}
+    return doc
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", default=",".join(HERE))
+    ap.add_argument("--lengths", default="8192")
+    ap.add_argument("--also", default="", help="LENGTH:task,task… one more length for a few tasks")
+    ap.add_argument("--samples", type=int, default=5)
+    ap.add_argument("--grid-samples", type=int, default=0, help="ours over the whole English ruler grid (0: not)")
+    ap.add_argument("--ruler-extrapolate", action="store_true",
+                    help="RULER at 1 sample on the compared configs too; its 50-sample time extrapolated")
+    ap.add_argument("--redraws", action="store_true", help="count our redraws over the grid at --grid-samples")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    configs = [(t, int(n)) for n in args.lengths.split(",") for t in args.tasks.split(",") if t]
+    if args.also:
+        length, tasks = args.also.split(":")
+        configs += [(t, int(length)) for t in tasks.split(",") if t]
+    with tempfile.TemporaryDirectory(prefix="ruler-fidelity-") as tmp:
+        work = Path(tmp)
+        write_workspace(work, squad_from_xquad=True)
+        started = time.perf_counter()
+        sources = our_sources(work)
+        generator = RowGenerator(sources)
+        generator.tokenizer_for(ConfigSpec("en", "ruler_fwe", 4096)).count("warm")
+        sources.ruler.tasks, sources.ruler.cwe_words, sources.ruler.squad  # noqa: B018 (read once, timed as setup)
+        ours(generator, "niah_single_2", 4096, 1)  # the essays split by Punkt once per process, timed as setup
+        setup = time.perf_counter() - started
+        reader = Reader(sources.ruler)
+        results = []
+        for task, length in configs:
+            mine, seconds = ours(generator, task, length, args.samples)
+            rows, done = theirs(work, args.out / "ruler", task, length, args.samples)
+            results.append({"task": task, "length": length, "ours_seconds": round(seconds, 3),
+                            "ruler_seconds": done.get("seconds"), "ours": summary(facts_of(task, mine, reader)),
+                            "ruler": summary(facts_of(task, rows, reader)) if rows else None})
+            print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+        print(table(["task", "length", "RULER fill min / mean %", "ours min / mean %", "RULER units (mean)",
+                     "ours units (mean)", "checks, RULER / ours"], fidelity_rows(results)))
+        done = [r for r in results if r["ruler_seconds"] is not None]
+        theirs_s, mine_s = sum(r["ruler_seconds"] for r in done), sum(r["ours_seconds"] for r in done) + setup
+        print(f"\nthese configs: RULER {theirs_s:.1f} s, ours {mine_s:.1f} s (setup {setup:.1f} s included): "
+              f"{theirs_s / mine_s:.0f}x")
+        doc = {"samples": args.samples, "setup_seconds": round(setup, 2), "configs": results}
+        if args.grid_samples:
+            doc["grid"] = grid_speed(args, work, generator, setup, results)
+            if args.redraws:
+                doc["grid"]["redraws"] = redraws(generator, HERE, args.grid_samples)
+            print("\ngrid: " + json.dumps({k: v for k, v in doc["grid"].items() if k != "extrapolated"}))
+            print("extrapolated: " + json.dumps({k: v for k, v in doc["grid"].get("extrapolated", {}).items()
+                                                 if k != "per_config"}))
+    (args.out / "fidelity.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""The third-party upstreams an export's rows are made from beyond ONERULER's release (RULER's files, Paul Graham's
+essays, NLTK's Punkt, the QA sets): the card's credits and licences (``upstreams_section``) and the warning
+``push`` gives before publishing texts no licence covers (``unlicensed_warning``). Which upstreams a task reads is
+its family record's (``TaskFamily.upstreams_of``); what each is, its pin and licence, its pinned manifest's
+(``raw/ruler/*.json``)."""
+
+from __future__ import annotations
+
+from ..base.text import plural
+from ..sources.ruler.pins import NOT_LICENSED, PINNED_UPSTREAMS, load_pinned
+from ..spec.tasks import family_of
+from .records import ConfigEntry
+
+SHOWN_CONFIGS = 3  # config names a line lists before "…"
+
+
+def export_upstreams(configs: dict[str, ConfigEntry]) -> dict[str, list[str]]:
+    """Upstream name → the export's configs made from it (sorted), in the pinned upstreams' order."""
+    users: dict[str, list[str]] = {}
+    for name in sorted(configs):
+        for upstream in family_of(configs[name].task).upstreams_of(configs[name].task):
+            users.setdefault(upstream, []).append(name)
+    return {u: users[u] for u in PINNED_UPSTREAMS if u in users}
+
+
+def _names(configs: list[str]) -> str:
+    shown = ", ".join(f"`{n}`" for n in configs[:SHOWN_CONFIGS])
+    return shown + (", …" if len(configs) > SHOWN_CONFIGS else "")
+
+
+def upstreams_section(configs: dict[str, ConfigEntry]) -> str:
+    """The card's lines on the upstreams of this export's rows: each with its pin, licence and configs."""
+    users = export_upstreams(configs)
+    if not users:
+        return "This export holds no config made from RULER's or other third-party inputs."
+    lines = []
+    for upstream, names in users.items():
+        pinned = load_pinned(upstream)
+        pin = f"@`{pinned.commit[:7]}`" if pinned.commit else " (pinned by sha256)"
+        line = (f"- **{pinned.title}** ([{pinned.upstream}]({pinned.upstream}){pin}): {pinned.licence}. "
+                f"Used by {plural(len(names), 'config')}: {_names(names)}.")
+        if upstream in NOT_LICENSED:
+            line += (" **These essays are Paul Graham's writing: neither this project nor the repository that "
+                     "collects them licenses them, and this dataset's licence does not cover them; redistribute "
+                     "them only where you may.**")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def unlicensed_warning(configs: dict[str, ConfigEntry]) -> str | None:
+    """One line warning that the export holds texts no licence covers (Paul Graham's essays), or None."""
+    users = export_upstreams(configs)
+    held = [u for u in NOT_LICENSED if u in users]
+    if not held:
+        return None
+    names = sorted({n for u in held for n in users[u]})
+    verb = "holds" if len(names) == 1 else "hold"
+    return (f"warning: {plural(len(names), 'config')} ({_names(names).replace('`', '')}) {verb} Paul Graham's "
+            f"essays as haystacks: his writing, licensed neither by this project nor by the repository that collects "
+            f"them; publish them only where you may (the card says so)")
