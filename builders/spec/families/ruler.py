@@ -22,7 +22,9 @@ ANSWER_PREFIX = RowField(
     "(appended to `input` where a server cannot continue one); `num_tokens` counts `input` + `answer_prefix`")
 
 ENGLISH_ONLY = LanguageRule(("en",), ("en",), "RULER's English task")
-ENGLISH_INSTRUCTIONS = LanguageRule(None, ("en",), "RULER's English instructions; no native translation yet")
+# VT: any context; RULER's English instructions, or the context's own where translations/ruler/{lang}.yaml has them.
+ENGLISH_INSTRUCTIONS = LanguageRule(None, ("en",), "RULER's English instructions; no native translation yet",
+                                    translated="variable_tracking")
 
 
 @dataclass(frozen=True)
