@@ -1,6 +1,6 @@
 """The one build step pyproject.toml cannot declare: the wheel carries the repository files the code reads.
 
-``raw/manifest.json``, ``translations/manifest.json``, ``raw/ruler/``, ``dataset_card.md`` and ``metrics/oneruler/``
+``raw/manifest.json``, ``translations/manifest.json``, ``raw/ruler/``, ``translations/ruler/``, ``dataset_card.md`` and ``metrics/oneruler/``
 stay at the top of the repository; the wheel holds copies at the same relative paths under
 ``builders/_data/``, where ``builders/base/resources.py`` reads them through ``importlib.resources``.
 (A ``package-dir`` mapping can place the folders, but the single top-level file only by mapping the
@@ -17,7 +17,8 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 # The same list as builders/base/resources.py:SHIPPED (tests/test_package.py compares them).
-SHIPPED = ("raw/manifest.json", "translations/manifest.json", "raw/ruler", "dataset_card.md", "metrics/oneruler")
+SHIPPED = ("raw/manifest.json", "translations/manifest.json", "raw/ruler", "translations/ruler", "dataset_card.md",
+           "metrics/oneruler")
 TARGET = Path("builders", "_data")
 JUNK = shutil.ignore_patterns("__pycache__", "*.py[cod]", ".*")
 

@@ -225,6 +225,13 @@ CASES = [
           "--force")),
     Case("forced-rebuild-fails-midway", ("build", "ta_cwe_hard_1k", "--seed", "7", "--force", "--out", "{export}"), 2,
          ("ta_cwe_hard_1k: the budget",)),  # committing pl_s_niah_8k alone would mix seeds: nothing changes
+    # translations of RULER's instructions (docs/translating.md)
+    Case("translation-not-yaml", ("check-translation", "{root}/pl.yaml"), 1, ("{root}/pl.yaml: is not valid YAML",),
+         setup=_file("pl.yaml", "language: [pl\n")),
+    Case("native-config-without-translation", ("list", "pl_ruler_vt_32768"), 2,
+         ("takes no instruction language 'pl'", "e.g. pl-en_ruler_vt_32768")),
+    Case("translations-folder-missing", ("list", "pl_ruler_vt_32768"), 2,
+         ("ONERULER_TRANSLATIONS={root}/nope: no such folder",), env=(("ONERULER_TRANSLATIONS", "{root}/nope"),)),
     # the source cache and the mirror
     Case("cache-in-read-only-folder", ("build", "pl_s_niah_8k", "--out", NEW), 2,
          ("source cache: {root}/ro/cache: permission denied", "--cache-dir or ONERULER_CACHE"),

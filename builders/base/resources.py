@@ -1,7 +1,7 @@
 """The files the package reads besides its code: the pinned manifests, the card template, the metric folder.
 
 The repository keeps them at its top level (``raw/manifest.json``, ``translations/manifest.json``,
-``raw/ruler/`` (the manifests of RULER's inputs), ``dataset_card.md``, ``metrics/oneruler/``). A wheel carries them inside the package, at the same
+``raw/ruler/`` (the manifests of RULER's inputs), ``translations/ruler/`` (translations of RULER's instructions), ``dataset_card.md``, ``metrics/oneruler/``). A wheel carries them inside the package, at the same
 relative paths under ``builders/_data/`` (``setup.py``'s build step copies them there; the sdist
 holds the top-level originals). Every reader asks :func:`shipped_path`, which finds the package
 through ``importlib.resources``: an installed wheel answers from ``builders/_data/``; a checkout
@@ -22,10 +22,12 @@ PACKAGED_FOLDER = "_data"  # inside the installed package: builders/_data/<relat
 SOURCE_MANIFEST = "raw/manifest.json"
 TRANSLATIONS_MANIFEST = "translations/manifest.json"
 RULER_MANIFESTS = "raw/ruler"  # one manifest per upstream of RULER's inputs (sources/ruler/pins.py)
+RULER_TRANSLATIONS = "translations/ruler"  # native-speaker translations of RULER's instructions (spec/translated.py)
 CARD_TEMPLATE = "dataset_card.md"
 METRIC_FOLDER = "metrics/oneruler"
 # Everything a wheel must carry (setup.py copies exactly these; a test compares the two lists).
-SHIPPED: tuple[str, ...] = (SOURCE_MANIFEST, TRANSLATIONS_MANIFEST, RULER_MANIFESTS, CARD_TEMPLATE, METRIC_FOLDER)
+SHIPPED: tuple[str, ...] = (SOURCE_MANIFEST, TRANSLATIONS_MANIFEST, RULER_MANIFESTS, RULER_TRANSLATIONS, CARD_TEMPLATE,
+                             METRIC_FOLDER)
 # What a reader's "missing" error says to do.
 REINSTALL = "reinstall oneruler (pip install --force-reinstall oneruler) or run it from a clone of its repository"
 

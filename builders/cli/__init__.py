@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, str] = {
     "leaderboard": "builders.cli.publish:leaderboard_command",
     "lm-eval-path": "builders.cli.lmeval:lm_eval_path_command",
     "metric-path": "builders.cli.package:metric_path_command",
+    "check-translation": "builders.cli.translations:check_translation_command",
 }
 
 

@@ -18,6 +18,7 @@ from .defaults import ALIAS_RULE, BUILTIN_ALIASES, DEFAULT_ALIAS, RESERVED_ALIAS
 from .languages import CROSS_LINGUAL_LANGUAGES, LANGUAGE_CODES, LANGUAGES
 from .tasks import (CROSS_LINGUAL_TASKS, FAMILIES, MAIN_TASKS, TASKS, allows_cross_lingual, form_of, get_task, task_forms,
                     valid_tasks)
+from .translated import translated_languages
 
 STANDARD_LENGTHS: tuple[int, ...] = (8_000, 32_000, 64_000, 128_000)
 # The longest config accepted: 10m tokens, 10x the longest context window of current models (1m).
@@ -177,11 +178,14 @@ def _labels(allows: str) -> str:
 
 
 def _check_languages(spec: ConfigSpec, task) -> None:
-    """ConfigNameError unless the task's family allows the config's languages (``TaskFamily.language_rule``): the
-    valid languages and a name that has them."""
+    """ConfigNameError unless the task's family allows the config's languages (``TaskFamily.language_rule``, with the
+    languages that have a translation of its instructions, ``spec/translated.py``): the valid languages and a name
+    that has them."""
     rule = task.family.language_rule(task.name)
     ctx, inst = spec.context_language, spec.instruction_language
     if rule.allows(ctx, inst):
+        return
+    if rule.translated is not None and ctx == inst and rule.allows(ctx, inst, translated_languages(rule.translated)):
         return
     contexts = ", ".join(rule.contexts) if rule.contexts is not None else f"any of the {len(LANGUAGES)} languages"
     instructions = ", ".join(rule.instructions) if rule.instructions is not None else "as the context"

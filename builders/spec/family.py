@@ -96,17 +96,24 @@ class LanguageRule:
     the benchmark's 26), and why, in the words of the error that refuses another (``spec/configs.py``).
 
     Whether the two may differ in one config is the family's ``cross_lingual``; RULER's English tasks allow ``en``
-    only, its variable tracking any context with English instructions (``pl-en_ruler_vt_8192``).
+    only, its variable tracking any context with English instructions (``pl-en_ruler_vt_8192``), or with the
+    context's own where a native speaker's translation of RULER's instructions exists (``translated``).
     """
 
     contexts: tuple[str, ...] | None = None
     instructions: tuple[str, ...] | None = None
     why: str = ""
+    translated: str | None = None  # RULER's family whose native translation (spec/translated.py) also allows the
+    # context's own language as the instruction language: ``pl_ruler_vt_32768`` once pl.yaml has the section
 
-    def allows(self, context: str, instruction: str) -> bool:
-        """Whether a config may have this context and instruction language."""
-        return ((self.contexts is None or context in self.contexts)
-                and (self.instructions is None or instruction in self.instructions))
+    def allows(self, context: str, instruction: str, translated: tuple[str, ...] = ()) -> bool:
+        """Whether a config may have this context and instruction language; ``translated``: the languages that have
+        a translation of the rule's ``translated`` section (a native config of one of them is allowed)."""
+        if self.contexts is not None and context not in self.contexts:
+            return False
+        if self.instructions is None or instruction in self.instructions:
+            return True
+        return self.translated is not None and instruction == context and context in translated
 
 
 ANY_LANGUAGE = LanguageRule()

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import accumulate
 from typing import Callable, TypeVar
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from ...base.errors import OneRulerError
 from ...sources.mirror import MissingSource
+from ...sources.ruler.instructions import ruler_instructions
 from ...sources.ruler.tasks import RulerTasks, RulerTemplate
 from ...spec.configs import ConfigSpec
 from ...spec.families.ruler import RulerTask
@@ -39,6 +41,19 @@ def ruler_template(tasks: RulerTasks, task: RulerTask, family: str | None = None
         raise OneRulerError(f"task {task.name!r}: RULER's tokens_to_generate is {template.tokens_to_generate}, the "
                             f"task record reserves {task.reserve}")
     return template
+
+
+def in_language(template: RulerTemplate, tasks: RulerTasks, language: str) -> RulerTemplate:
+    """RULER's ``template`` with its instruction and answer prefix in ``language``: RULER's own for English, else the
+    checked native-speaker translation of ``translations/ruler/`` (a config name in that language is valid only when
+    one exists; a broken one is one line)."""
+    if language == "en":
+        return template
+    said = ruler_instructions(tasks, template.family, language)
+    if said.language != language:
+        raise OneRulerError(f"RULER's {template.family} instructions have no checked translation in {language!r} "
+                            f"(translations/ruler/{language}.yaml; docs/translating.md)")
+    return replace(template, template=said.template(), answer_prefix=said.answer_prefix())
 
 
 def source_for(spec: ConfigSpec, what: str, read: Callable[[], T]) -> T:

@@ -34,7 +34,7 @@ from ...sources.ruler.qa import QaDataset, QaQuestion
 from ...spec.configs import ConfigSpec
 from ...spec.families.ruler import RulerTask
 from ..material import RowMaterial
-from .common import FixedOrder, NumberCosts, random_order, ruler_template, source_for
+from .common import FixedOrder, NumberCosts, in_language, random_order, ruler_template, source_for
 from .fit import fit_tight
 from .frame import RulerFrame, ruler_frame
 
@@ -181,7 +181,9 @@ def ruler_qa_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, ma
                             f"({dataset.language}), which has {len(dataset.questions)}; build at most "
                             f"{len(dataset.questions)} samples")
     question = dataset.questions[index]
-    frame = ruler_frame(ruler_template(material.ruler.tasks, task, QA_FAMILY), {"query": question.query})
+    template = in_language(ruler_template(material.ruler.tasks, task, QA_FAMILY), material.ruler.tasks,
+                           spec.instruction_language)
+    frame = ruler_frame(template, {"query": question.query})
     draw = draw_documents(dataset, question, (seed, task.name, spec.context_language, spec.length, index))
     order = FixedOrder("ruler-qa-documents", seed, task.name, spec.length)  # RULER's shuffle: one per length
     prompt = DocumentsPrompt(dataset, draw, order, frame, material)

@@ -25,7 +25,9 @@ ANSWER_PREFIX = RowField(
 ENGLISH_ONLY = LanguageRule(("en",), ("en",), "RULER's English task")
 RULER_UPSTREAM = ("ruler",)  # RULER's templates, settings and word list (raw/ruler/ruler.json)
 ESSAY_UPSTREAMS = ("ruler", "paul_graham_essays", "nltk_punkt")  # the essay haystack and its sentence splitter
-ENGLISH_INSTRUCTIONS = LanguageRule(None, ("en",), "RULER's English instructions; no native translation yet")
+# VT: any context; RULER's English instructions, or the context's own where translations/ruler/{lang}.yaml has them.
+ENGLISH_INSTRUCTIONS = LanguageRule(None, ("en",), "RULER's English instructions; no native translation yet",
+                                    translated="variable_tracking")
 
 
 _RECORDS: dict[str, TaskFamily] = {}  # RULER's family records by name, for their tasks' ``family``

@@ -15,7 +15,7 @@ QA_RESERVE = 32  # RULER's tokens_to_generate for qa
 # XQuAD's languages that are ONERULER languages, and English (XQuAD has 12: ar, el, ro, th, tr are not ONERULER's).
 XQUAD_LANGUAGES: tuple[str, ...] = ("de", "es", "hi", "ru", "vi", "zh", "en")
 XQUAD_RULE = LanguageRule(XQUAD_LANGUAGES, ("en",),
-                          "XQuAD's languages that are ONERULER's; RULER's English instructions")
+                          "XQuAD's languages that are ONERULER's; RULER's English instructions", translated="qa")
 
 
 def qa_lines(row: dict) -> list[str]:

@@ -189,6 +189,19 @@ def test_xquad_rows_are_the_context_languages_and_stop_at_its_pool(generator, ru
     assert rows[0]["context_span"] == rows[1]["context_span"]  # the same documents in RULER's one shuffle
 
 
+def test_a_native_config_takes_the_checked_translation(generator, ruler_sources, tmp_path, monkeypatch):
+    from translation_fixtures import pseudo_document, write_document  # artificial: every word a [[de]] marker
+
+    monkeypatch.setenv("ONERULER_TRANSLATIONS", str(tmp_path))
+    write_document(tmp_path, pseudo_document(ruler_sources.tasks, "de", ["qa"]))
+    native = generator.example(parse_config_name("de_ruler_qa_xquad_8192"), 2)
+    crossed = generator.example(parse_config_name("de-en_ruler_qa_xquad_8192"), 2)
+    assert native["input"].startswith("[[de]] ") and native["answer_prefix"].strip().startswith("[[de]]")
+    assert "Answer the question" not in native["input"] and crossed["input"].startswith("Answer the question")
+    assert native["answers"] == crossed["answers"]
+    assert native["input"][slice(*native["context_span"])].startswith("Document 1:")
+
+
 def test_rows_are_a_function_of_their_index(sources, registry):
     spec = parse_config_name("zh-en_ruler_qa_xquad_16384")
     forward = [RowGenerator(sources, registry).example(spec, i) for i in (0, 1)]
