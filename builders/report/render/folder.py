@@ -19,6 +19,7 @@ from ..views.effective import EffectiveLength
 from ..views.heatmap import heatmap
 from ..views.summaries import disagreements
 from .plots import depth_png, language_heatmap_png
+from .ruler import LabelledRow, ruler_csv, ruler_figure
 from .tables import ERROR_HEADER
 
 
@@ -41,14 +42,15 @@ def write_files(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
 
 def write_report(report: Report, document: ScoresDocument, effective: list[EffectiveLength], out_dir: Path) -> list[Path]:
     """Write scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv
-    (``effective``), depth.csv, heatmap.png, depth.png (when the report has needles) and, strict,
-    disagreements.jsonl."""
+    (``effective``), depth.csv, heatmap.png, ruler_table.csv and ruler.png (when the report holds RULER's rows),
+    depth.png (when the report has needles) and, strict, disagreements.jsonl."""
     bins, depth = report_depth_cells(report)
     grid = heatmap(report.columns)
-    header = document.groups[0].csv_header(report.strict) if document.groups else []
+    graded = any(g.graded for g in document.groups)
+    header = document.groups[0].csv_header(report.strict, graded) if document.groups else []
     files = {
         "scores.json": document.to_bytes(),
-        "scores.csv": csv_bytes(header, [g.csv_row(report.strict) for g in document.groups]),
+        "scores.csv": csv_bytes(header, [g.csv_row(report.strict, graded) for g in document.groups]),
         "errors.csv": csv_bytes(ERROR_HEADER, [[t] + [c[k] for k in ERROR_HEADER[1:]]
                                                for t, c in document.errors.items()]),
         "examples.jsonl": "".join(example_line(r, report.strict) for r in report.records).encode("utf-8"),
@@ -57,6 +59,11 @@ def write_report(report: Report, document: ScoresDocument, effective: list[Effec
         "heatmap.png": language_heatmap_png(grid, f"Accuracy (%) on {grid.scope}"
                                             + (", strict" if report.strict else "")),
     }
+    if document.ruler_table:
+        rows = [LabelledRow(None, row) for row in document.ruler_table]
+        files["ruler_table.csv"] = csv_bytes(*ruler_csv(rows))
+        files["ruler.png"] = ruler_figure(rows, (), "RULER's score (%) by length, mean of its 13 tasks, 95 % bands",
+                                          ranked=False)
     if depth:
         files["depth.png"] = depth_png(depth, bins, depth_title(report, "Accuracy (%) by needle depth, languages pooled"))
     if report.strict:
