@@ -10,8 +10,11 @@ the call), run interleaved so that the ratios compare processes that shared the 
 - ``score``:   ``oneruler score PREDS --dataset EXPORT`` with one prediction per row of the export
 - ``direct-all``: ``load_dataset("parquet", data_files=<every shard>, columns=<the columns scoring reads>)``
 
+- ``score-before`` (with ``--before CHECKOUT``): the same ``oneruler score`` run by another checkout (its
+  ``PYTHONPATH``), so that a change's before and after are ratios of one run
+
 One warm-up round fills the ``datasets`` cache (reported as ``cold``); the figures are medians of
-``--repeats`` rounds. Goals (issue 13): export/direct <= 1.5, score/direct <= 4.
+``--repeats`` rounds. Goals (issue 13): export/direct <= 1.5, score/direct <= 4 (issue 36: again).
 """
 
 from __future__ import annotations
@@ -84,7 +87,9 @@ def timed(cmd: list[str], env: dict) -> float:
 @click.option("--config", "config", default="pl_s_niah_128k", show_default=True, help="The config to load.")
 @click.option("--repeats", default=3, show_default=True, help="Measured rounds (after one warm-up round).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def main(export: Path, config: str, repeats: int, as_json: bool) -> None:
+@click.option("--before", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Another checkout whose `oneruler score` is timed in the same rounds (score-before).")
+def main(export: Path, config: str, repeats: int, as_json: bool, before: Path | None) -> None:
     """Time loading CONFIG of EXPORT and scoring every row, against direct Parquet reads."""
     from builders.report.score.rows import ROW_COLUMNS
 
@@ -104,11 +109,15 @@ def main(export: Path, config: str, repeats: int, as_json: bool) -> None:
                   "--datasets-cache", cache, "--out", str(work / "report")],
         "direct-all": [py, "-c", LOAD_ALL, str(work / "shards.json"), cache, json.dumps(list(ROW_COLUMNS))],
     }
+    envs = {name: env for name in commands}
+    if before is not None:
+        commands["score-before"] = [*commands["score"][:-1], str(work / "report-before")]
+        envs["score-before"] = dict(env, PYTHONPATH=str(before.resolve()))
     times: dict[str, list[float]] = {k: [] for k in commands}
-    cold = {name: timed(cmd, env) for name, cmd in commands.items()}
+    cold = {name: timed(cmd, envs[name]) for name, cmd in commands.items()}
     for _ in range(repeats):
         for name, cmd in commands.items():
-            times[name].append(timed(cmd, env))
+            times[name].append(timed(cmd, envs[name]))
     med = {k: statistics.median(v) for k, v in times.items()}
     figures = {
         "export": str(export), "configs": len(manifest["configs"]), "rows": n_rows, "config": config,
@@ -120,6 +129,8 @@ def main(export: Path, config: str, repeats: int, as_json: bool) -> None:
         "score_over_direct": round(med["score"] / med["direct"], 2),
         "score_over_direct_all": round(med["score"] / med["direct-all"], 2),
     }
+    if before is not None:
+        figures["score_before_over_direct"] = round(med["score-before"] / med["direct"], 2)
     if as_json:
         click.echo(json.dumps(figures, indent=1))
         return

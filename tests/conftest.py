@@ -1,17 +1,27 @@
-"""Shared fixtures: the real upstream mirror and tokenizers from ../shared (never the network)."""
+"""Shared fixtures: the real upstream mirrors and tokenizers from ../shared (never the network).
+
+A session without them stops at once with one line saying what is missing and how to provide it
+(``shared_data.py``; CONTRIBUTING.md, "The test data"); ``ONERULER_TEST_FETCH=1`` fetches them once
+into ``.test-shared/`` in the checkout instead (the one use of the network, asked for by name).
+"""
 
 from __future__ import annotations
 
 import atexit
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from shared_data import FETCH_VARIABLE, TEST_CACHE, fetch_test_data, missing, what_is_missing
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("ONERULER_SHARED", REPO.parent / "shared"))  # a worktree elsewhere: set it
+# ../shared, else what ONERULER_TEST_FETCH=1 fetched once into .test-shared/; a worktree elsewhere: set ONERULER_SHARED
+SHARED = Path(os.environ.get("ONERULER_SHARED") or next(
+    (p for p in (REPO.parent / "shared", REPO / TEST_CACHE) if p.is_dir()), REPO.parent / "shared"))
 
 # No test writes into the user's real caches: every cache the code or its libraries may use points
 # into a private folder for this test process, removed at exit (set before anything imports them).
@@ -40,6 +50,24 @@ def mirror_folders() -> list[Path]:
     return folders
 
 
+def _test_data() -> list[str]:
+    """What is missing of the test data (after the opt-in fetch, when asked for); sets SHARED to what is used."""
+    global SHARED
+    tiktoken_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or str(SHARED / "tokenizers" / "tiktoken")
+    gaps = missing(SHARED, mirror_folders(), tiktoken_dir)
+    if gaps and os.environ.get(FETCH_VARIABLE) == "1":
+        try:
+            SHARED = fetch_test_data(REPO)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as exc:  # said in one line at the session's start
+            return [f"{FETCH_VARIABLE}=1 could not fetch the test data ({exc}; what the fetch said is above)"]
+        os.environ["ONERULER_MIRROR"] = str(SHARED / "upstream")  # every upstream's files, each at its path
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(SHARED / "tokenizers" / "tiktoken")
+        gaps = missing(SHARED, mirror_folders(), os.environ["TIKTOKEN_CACHE_DIR"])
+    return gaps
+
+
+MISSING = _test_data()
+
 # CI sets these; a developer running plain `pytest` gets the same defaults. Made absolute so that
 # tests which change directory or start subprocesses elsewhere still find them.
 MIRRORS = mirror_folders()
@@ -51,6 +79,13 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 # ONERULER's release mirror (the folder holding OneRuler/): what the `mirror` fixture has always been.
 MIRROR = next((f for f in MIRRORS if (f / "OneRuler").is_dir()), MIRRORS[0] if MIRRORS else SHARED / "oneruler-upstream")
 HF_TOKENIZERS = SHARED / "tokenizers" / "hf"
+
+
+def pytest_configure(config) -> None:
+    """Without the test data, one line saying what the tests need and how to provide it (exit code 4), instead of
+    hundreds of failures."""
+    if MISSING:
+        raise pytest.UsageError(what_is_missing(MISSING))
 
 
 def holding(relative: str) -> Path:
@@ -154,3 +189,13 @@ def generator(sources, registry):
     from builders.generate.rows import RowGenerator
 
     return RowGenerator(sources, registry)
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory, source_cache):
+    """The Hub tests' world (tests/publish_world.py: build → push → run → score with the real CLI against the Hub and
+    vLLM stand-ins), made once per test process for the publish tests and push's fault tests
+    (tests/publish/test_publish.py, test_hostile_hub.py, tests/export/test_push_faults.py)."""
+    from publish_world import make_world
+
+    yield from make_world(tmp_path_factory.mktemp("publish"), source_cache)

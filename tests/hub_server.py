@@ -41,6 +41,19 @@ Results endpoints (``oneruler publish``, ``oneruler leaderboard``), as the clien
   main branch or open pull request, for the first task of the dataset's ``eval.yaml`` (the task the
   Hub's leaderboard shows first; the client sends no task), best first; 404 for a dataset without
   ``eval.yaml``. Only the first task: per-task values are read from the results files themselves.
+Pull requests and accounts (``publish`` finds its own open pull request, ``push`` removes a repo it made):
+  ``GET /api/whoami-v2`` (``hf_api.py:whoami``: ``name``, ``type``, ``orgs``; the token's account is
+  ``HubState.user``); ``GET /api/{type}s/{repo}/discussions?author=&type=&status=&p=``
+  (``hf_api.py:get_repo_discussions``: ``count``, ``start``, ``discussions`` of ``num``, ``title`` (the
+  commit's summary), ``status``, ``isPullRequest``, ``createdAt``, ``author.name``, ``repo``), one page;
+  ``DELETE /api/repos/delete`` (``hf_api.py:delete_repo``, body ``name``, ``organization``, ``type``);
+  ``POST /api/{type}s/{repo}/discussions/{N}/status`` (``hf_api.py:change_discussion_status``). A pull
+  request's author may commit to its branch (``commit/refs%2Fpr%2FN``); ``HubState.open_pull_request`` seeds
+  one by another account; only open pull requests count on a leaderboard.
+Faults (tests/hub_faults.py): ``HubState.fault(action, path_regex, ...)`` makes the stand-in answer a
+status (with ``Retry-After``, ``X-Error-Code``), cut the connection before or after serving the request
+(a commit applied, the answer lost), hang, hang after serving, or delay, on the first N matching
+requests of either origin; ``HubState.faults`` says how many each took.
 A revision is a branch name (``refs/pr/{N}`` included) or any commit sha the repository has had. A
 request with a token must carry the right one (else 401); without one, public repositories can be
 read, nothing else. The token may write everywhere except in ``HubState.readonly`` namespaces (repos
@@ -61,6 +74,7 @@ import contextlib
 import hashlib
 import json
 import re
+import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,6 +82,7 @@ from typing import Iterator
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import yaml
+from hub_faults import AFTER, HANG_S, Fault
 
 MAX_BODY = 512 * 1024 * 1024  # refuse anything bigger: the tests push small folders
 SOCKET_TIMEOUT_S = 30
@@ -132,6 +147,7 @@ class Repo:
     branches: dict = field(default_factory=dict)
     commits: dict = field(default_factory=dict)  # sha -> Commit
     pull_requests: int = 0  # the last PR number given
+    discussions: dict = field(default_factory=dict)  # PR number -> {"author", "title", "status"}
 
     def resolve(self, revision: str) -> tuple[Commit, list]:
         """(commit, history up to it, oldest first) of a branch name or a commit sha; 404 if unknown."""
@@ -164,6 +180,41 @@ class HubState:
         self.hub_url = ""
         self.storage_url = ""
         self.readonly: set[str] = set()  # namespaces the token cannot write to (pull requests only)
+        self.user = "tester"  # the token's account (``whoami``), author of the pull requests it opens
+        self.faults: list[Fault] = []
+        self.stopping = threading.Event()  # set when the stand-in stops: hung requests are let go
+
+    def fault(self, action: str, path: str, **how) -> Fault:
+        """Play a fault on the requests ``path`` (a regular expression) matches (hub_faults.py); the Fault."""
+        fault = Fault(action, path, **how)
+        with self.lock:
+            self.faults.append(fault)
+        return fault
+
+    def take_fault(self, origin: str, method: str, path: str) -> Fault | None:
+        """The first fault that takes this request (counted), or None."""
+        with self.lock:
+            for fault in self.faults:
+                if fault.matches(origin, method, path):
+                    fault.hits += 1
+                    return fault
+        return None
+
+    def open_pull_request(self, repo_type: str, repo_id: str, files: dict[str, bytes], author: str,
+                          title: str = "Add evaluation results") -> int:
+        """A pull request someone opened (``author``), with ``files`` committed on its branch; its number."""
+        with self.lock:
+            repo = self.repos[(repo_type, repo_id)]
+            repo.pull_requests += 1
+            number = repo.pull_requests
+            head = repo.branches["main"].commits[-1]
+            tree = {**head.files, **{p: Blob(d, p.endswith(".parquet")) for p, d in files.items()}}
+            commit = Commit(hashlib.sha1(f"pr {repo_id} {number} {sorted(files)}".encode()).hexdigest(), title, "", [],
+                            tree)
+            repo.branches[f"refs/pr/{number}"] = Branch([*repo.branches["main"].commits, commit])
+            repo.commits[commit.oid] = commit
+            repo.discussions[number] = {"author": author, "title": title, "status": "open"}
+        return number
 
     def add_repo(self, repo_type: str, repo_id: str, files: dict[str, bytes] | None = None, writable: bool = True,
                  private: bool = False) -> Repo:
@@ -285,6 +336,10 @@ class _Handler(BaseHTTPRequestHandler):
             state.requests.append(Recorded(method, self.path, dict(self.headers.items()), body, origin))
         url = urlsplit(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        fault = state.take_fault(origin, method, self.path)
+        if fault is not None and fault.action not in AFTER:
+            if self._before(method, fault):
+                return
         try:
             if origin == "storage":
                 reply = self._storage(method, url.path, query, body)
@@ -297,7 +352,34 @@ class _Handler(BaseHTTPRequestHandler):
             reply = _json({"error": exc.message, **exc.extra}, exc.status, headers)
         except Exception as exc:  # a bug in the stand-in: make it visible to the test
             reply = _json({"error": f"hub_server: {type(exc).__name__}: {exc}"}, 500)
+        if fault is not None and fault.action in AFTER:  # done, but the client never hears of it
+            if fault.action == "hang-after":
+                state.stopping.wait(HANG_S)
+            self._cut()
+            return
         self._send(method, reply)
+
+    def _before(self, method: str, fault: Fault) -> bool:
+        """Play a fault that acts before the request is served; True when it answered (or cut) in its place."""
+        if fault.action == "delay":
+            self.server.state.stopping.wait(fault.seconds)
+            return False
+        if fault.action == "status":
+            self._send(method, _json({"error": fault.message}, fault.status, fault.headers()))
+        elif fault.action == "hang":
+            self.server.state.stopping.wait(HANG_S)
+            self._cut()
+        else:  # cut-before
+            self._cut()
+        return True
+
+    def _cut(self) -> None:
+        """Close the connection without an answer."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self._handle("GET")
@@ -310,6 +392,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_PUT(self) -> None:  # noqa: N802
         self._handle("PUT")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._handle("DELETE")
 
     # ------------------------------------------------------------------ storage (S3/CDN stand-in)
 
@@ -373,6 +458,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._authorize(method, path, None)
         if method == "POST" and path == "/api/repos/create":
             return self._create_repo(json.loads(body))
+        if method == "DELETE" and path == "/api/repos/delete":
+            return self._delete_repo(json.loads(body))
+        if method == "GET" and path == "/api/whoami-v2":
+            return self._whoami()
         if method == "POST" and path == "/api/validate-yaml":
             return _json({"errors": [], "warnings": []})
         m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)/auth-check(/write)?", path)
@@ -384,6 +473,13 @@ class _Handler(BaseHTTPRequestHandler):
         m = re.fullmatch(r"/api/datasets/([^/]+/[^/]+)/leaderboard", path)
         if m and method == "GET":
             return _json(self._leaderboard(self._repo("dataset", m.group(1), method, path)))
+        m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)/discussions", path)
+        if m and method == "GET":
+            return _json(self._discussions(self._repo(_TYPES[m.group(1)], m.group(2), method, path), query))
+        m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)/discussions/(\d+)/status", path)
+        if m and method == "POST":
+            return _json(self._status(self._repo(_TYPES[m.group(1)], m.group(2), method, path), int(m.group(3)),
+                                      json.loads(body)))
         m = re.fullmatch(r"/api/(models|datasets|spaces)/([^/]+/[^/]+)"
                          r"(?:/(preupload|commit|branch|tree|revision|paths-info)/([^/]+)(/.*)?)?", path)
         if not m:
@@ -399,7 +495,7 @@ class _Handler(BaseHTTPRequestHandler):
             return _json(self._preupload(json.loads(body), repo.branches[rev]))
         if action == "commit" and method == "POST":
             pull_request = _flag(query.get("create_pr"))
-            if not pull_request:
+            if not pull_request and not self._own_pull_request(repo, rev):
                 self._writable(repo)
             return _json(self._commit(body, repo, rev, pull_request))
         commit, history = repo.resolve(rev)
@@ -511,7 +607,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _create_repo(self, payload: dict) -> _Reply:
         state = self.server.state
         repo_type = payload.get("type") or "model"
-        repo_id = f"{payload.get('organization') or 'user'}/{payload['name']}"
+        repo_id = f"{payload.get('organization') or state.user}/{payload['name']}"
         url = f"{state.hub_url}/{_URL_PREFIX[repo_type]}{repo_id}"
         with state.lock:
             if (repo_type, repo_id) in state.repos:
@@ -555,6 +651,56 @@ class _Handler(BaseHTTPRequestHandler):
             objects.append(item)
         return {"transfer": "basic", "objects": objects}
 
+    def _own_pull_request(self, repo: Repo, rev: str) -> bool:
+        """Whether ``rev`` is the branch of an open pull request the token's account opened (its author may push)."""
+        m = re.fullmatch(r"refs/pr/(\d+)", rev)
+        found = repo.discussions.get(int(m.group(1))) if m else None
+        return found is not None and found["author"] == self.server.state.user and found["status"] == "open"
+
+    def _whoami(self) -> _Reply:
+        state = self.server.state
+        return _json({"type": "user", "name": state.user, "fullname": state.user,
+                      "orgs": [{"name": n} for n in ("my-org",)], "auth": {"type": "access_token"}})
+
+    def _delete_repo(self, payload: dict) -> _Reply:
+        state = self.server.state
+        repo_type = payload.get("type") or "model"
+        repo_id = f"{payload.get('organization') or state.user}/{payload['name']}"
+        with state.lock:
+            if (repo_type, repo_id) not in state.repos:
+                raise _Error(404, f"Repository Not Found for url: {repo_type} {repo_id}", "RepoNotFound")
+            if repo_id.split("/")[0] in state.readonly:
+                raise _Error(403, f"You don't have the rights to delete {repo_id}")
+            del state.repos[(repo_type, repo_id)]
+        return _json({})
+
+    def _discussions(self, repo: Repo, query: dict) -> dict:
+        """``GET .../discussions`` (``hf_api.py:get_repo_discussions``): one page holding every match."""
+        found = []
+        for number, d in sorted(repo.discussions.items(), reverse=True):
+            if query.get("author") not in (None, d["author"]) or query.get("status") not in (None, "all", d["status"]):
+                continue
+            if query.get("type") not in (None, "all", "pull_request"):
+                continue
+            found.append({"num": number, "title": d["title"], "status": d["status"], "isPullRequest": True,
+                          "createdAt": DATE, "author": {"name": d["author"]},
+                          "repo": {"name": repo.repo_id, "type": repo.repo_type}})
+        return {"count": len(found), "start": 0, "discussions": found if int(query.get("p", 0)) == 0 else []}
+
+    def _status(self, repo: Repo, number: int, payload: dict) -> dict:
+        """``POST .../discussions/{N}/status`` (``hf_api.py:change_discussion_status``): its author (or a writer)
+        opens or closes it; answers ``newStatus`` as a status-change event (``community.py:deserialize_event``)."""
+        state = self.server.state
+        with state.lock:
+            found = repo.discussions.get(number)
+            if found is None:
+                raise _Error(404, f"Discussion {number} not found")
+            if found["author"] != state.user and repo.repo_id.split("/")[0] in state.readonly:
+                raise _Error(403, "Only the author or a writer may change the status")
+            found["status"] = payload["status"]
+        return {"newStatus": {"id": f"status-{number}", "type": "status-change", "createdAt": DATE,
+                              "author": {"name": state.user}, "data": {"status": payload["status"]}}}
+
     def _writable(self, repo: Repo) -> None:
         """403 unless the token may write to ``repo`` (anyone may open a pull request)."""
         if repo.repo_id.split("/")[0] in self.server.state.readonly:
@@ -570,6 +716,8 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             if pull_request:  # a new branch refs/pr/N from rev's head, as the Hub makes for a pull request
                 repo.pull_requests += 1
+                repo.discussions[repo.pull_requests] = {"author": state.user, "title": header.get("summary", ""),
+                                                        "status": "open"}
                 repo.branches[f"refs/pr/{repo.pull_requests}"] = Branch(list(repo.branches[rev].commits))
                 rev = f"refs/pr/{repo.pull_requests}"
                 pr_url = f"{state.hub_url}/{_URL_PREFIX[repo.repo_type]}{repo.repo_id}/discussions/{repo.pull_requests}"
@@ -597,15 +745,24 @@ class _Handler(BaseHTTPRequestHandler):
         for (kind, model_id), repo in sorted(state.repos.items()):
             for name, branch in sorted(repo.branches.items()) if kind == "model" and not repo.private else ():
                 pr = int(name.rsplit("/", 1)[1]) if name.startswith("refs/pr/") else None
-                if pr is None and name != "main":
+                if (pr is None and name != "main") or (pr is not None and repo.discussions[pr]["status"] != "open"):
                     continue
                 for path, blob in sorted(branch.files.items()):
                     if path.startswith(".eval_results/") and path.endswith((".yaml", ".yml")):
                         found += [_leaderboard_row(model_id, path, pr, e) for e in yaml.safe_load(blob.data) or []
                                   if e.get("dataset", {}).get("id") == dataset.repo_id
                                   and e["dataset"].get("task_id") == task]
-        found.sort(key=lambda r: (-float(r["value"]), r["modelId"], r["pullRequest"] or 0))
+        found.sort(key=lambda r: (-_number(r["value"]), r["modelId"], r["pullRequest"] or 0))
         return [{"rank": n, **row} for n, row in enumerate(found, 1)]
+
+
+def _number(value) -> float:
+    """A value to sort by (what is not a number sorts last; the Hub stores what a results file says)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return float("-inf")
+    return number if number == number else float("-inf")
 
 
 def _leaderboard_row(model_id: str, filename: str, pull_request: int | None, entry: dict) -> dict:
@@ -673,6 +830,7 @@ def running_hub(token: str) -> Iterator[tuple[str, HubState]]:
     try:
         yield state.hub_url, state
     finally:
+        state.stopping.set()
         for server, thread in zip(servers, threads):
             server.shutdown()
             server.server_close()

@@ -167,12 +167,14 @@ def test_only_the_dataset_layer_reads_datasets(path):
 
 
 # Who talks to the Hub, and for what: dataset reads (dataset/hub.py), the push (export/hub.py), a tokenizer.json
-# download (generate/tokenizer.py), results in model repos and leaderboards (publish/hub.py). Anything else importing
+# download (generate/tokenizer.py), results in model repos and leaderboards (publish/hub.py); export/hub_calls.py
+# bounds the client they share (its timeout, retries, one line per failure), export/hub_repos.py makes, checks and
+# removes the repositories they write. Anything else importing
 # the client would be a fifth way in; report/hub_results/eval_results.py uses only its `.eval_results` format (no
 # I/O). `datasets` only for its types: the row schema (spec/schema.py) and the tasks' in-memory Dataset
 # (taskrows/loaded.py, for lm-eval and Inspect).
-HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "generate/tokenizer.py", "publish/hub.py",
-                                   "report/hub_results/eval_results.py"},
+HUB_CLIENTS = {"huggingface_hub": {"dataset/hub.py", "export/hub.py", "export/hub_calls.py", "export/hub_repos.py",
+                                   "generate/tokenizer.py", "publish/hub.py", "report/hub_results/eval_results.py"},
                "datasets": {"spec/schema.py", "taskrows/loaded.py"}}
 
 

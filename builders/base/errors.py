@@ -10,6 +10,8 @@ import os
 import re
 from typing import Callable
 
+from .redact import redact_text
+
 
 # A setting's name marked inside a message (``named_setting``): the command line words exactly the
 # marked places, where a whole-word match would also catch a path (``/tmp/out``) or prose ("one seed").
@@ -131,8 +133,10 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def one_line(exc: BaseException) -> str:
-    """An exception's message on one line (huggingface_hub and datasets write several, with blank ones)."""
-    return " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
+    """An exception's message on one line (huggingface_hub and datasets write several, with blank ones), every URL
+    in it public and no secret of the environment in it (``redact.redact_text``)."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
+    return redact_text(text)
 
 
 def problems_error(problems: list[str], what: str, shown: int = 20) -> OneRulerError:

@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 a check failed (integrity, verify, score thresholds or 
 2 bad input or an environment problem (names, values, files, a folder locked by another build,
 permission denied, read-only or full disk, file-size limit, out of memory); 130 interrupted (Ctrl-C);
 141 stdout's reader went away (``| head``), silently.
-Every error is one line naming the culprit and what would fix it; never a traceback.
+Every error is one line naming the culprit and what would fix it; never a traceback, never a secret
+(``base/redact.py:redact_text``: URLs shown without user info or query values, tokens hidden).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Callable, TypeVar
 import click
 
 from ..base.errors import OneRulerError, describe_os_error
+from ..base.redact import redact_text
 
 F = TypeVar("F", bound=Callable)
 
@@ -43,9 +45,31 @@ def flag_of(setting: str) -> str:
 
 
 def fail(message: str, exit_code: int = 2) -> None:
-    """Print ``error: message`` to stderr and exit."""
-    click.echo(f"error: {message}", err=True)
+    """Print ``error: message`` to stderr (every URL in it public, no secret of the environment) and exit."""
+    click.echo(f"error: {redact_text(message)}", err=True)
     sys.exit(exit_code)
+
+
+class _Stdout:
+    """Whether stdout's reader went away while a command went on writing its files (``score ... | head``)."""
+
+    left = False
+
+
+def _silence_stdout() -> None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second EPIPE at exit
+
+
+def echo(message: str = "") -> None:
+    """``click.echo`` for a command that writes files after printing: once the reader of stdout has gone
+    (``| head``), the rest of the output is dropped but the command goes on, writes everything, and exits 141."""
+    if _Stdout.left:
+        return
+    try:
+        click.echo(message)
+    except BrokenPipeError:
+        _silence_stdout()
+        _Stdout.left = True
 
 
 def cli_errors(func: F) -> F:
@@ -54,13 +78,16 @@ def cli_errors(func: F) -> F:
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            if _Stdout.left:  # the command finished its work; its output's reader had gone
+                sys.exit(EXIT_BROKEN_PIPE)
+            return result
         except OneRulerError as exc:
             fail(exc.worded(flag_of), exc.exit_code)
         except ValueError as exc:
             fail(str(exc), 2)
         except BrokenPipeError:  # `oneruler list '*' | head`: the reader left; nothing to report
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second EPIPE at exit
+            _silence_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # PermissionError, FileNotFoundError, ENOSPC, EROFS, EFBIG, ...
             fail(describe_os_error(exc), 2)

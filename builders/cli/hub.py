@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..base.redact import public_url
 from .handler import cli_errors
 
 
@@ -18,7 +19,7 @@ def push_command(out_dir, repo_id, revision, private):
     from ..export.hub import push_dataset
 
     url = push_dataset(out_dir, repo_id, revision=revision, private=private)
-    click.echo(f"pushed {out_dir} to {repo_id}: {url}")
+    click.echo(f"pushed {out_dir} to {repo_id}: {public_url(url)}")
 
 
 @click.command("push-metric")
@@ -30,4 +31,4 @@ def push_metric_command(repo_id, private):
     from ..export.hub import push_metric
 
     url = push_metric(repo_id, private=private)
-    click.echo(f"pushed metric to Space {repo_id}: {url}")
+    click.echo(f"pushed metric to Space {repo_id}: {public_url(url)}")

@@ -26,14 +26,13 @@ def publish_command(report: Path, model: str, details: str | None, no_pr: bool, 
     """Publish REPORT's .eval_results/oneruler.yaml to the model's Hub repo (a pull request by default)."""
     from ..publish.publish import plan_publication, publish
 
-    plan = plan_publication(report, model, details, create_pr=not no_pr)
+    plan = plan_publication(report, model, details, create_pr=not no_pr, log=lambda line: click.echo(line, err=True))
     if dry_run:
         click.echo("dry run: nothing checked on the Hub, nothing sent. Would send:")
         for line in plan.describe():
             click.echo(line)
         return
-    url = publish(plan, click.echo)
-    click.echo(f"{'opened a pull request' if plan.create_pr else 'committed'} on {model}: {url}")
+    click.echo(publish(plan, click.echo))
 
 
 @click.command("leaderboard")
@@ -59,3 +58,6 @@ def leaderboard_command(reports: tuple[Path, ...], dataset: str | None, out_dir:
     click.echo(table_text(board))
     written = write_board(board, out_dir)
     click.echo(f"wrote {', '.join(p.name for p in written)} to {out_dir}")
+    if not any(p.name == "leaderboard.png" for p in written):
+        click.echo("no leaderboard.png: no model has a value on any leaderboard (a local report has one only when it "
+                   "covers a leaderboard's pool in full: docs/publishing.md)")

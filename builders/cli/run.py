@@ -14,10 +14,11 @@ from pathlib import Path
 
 import click
 
-from ..run.request_settings import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS, RetryPolicy
+from ..base.retry import RetryPolicy
+from ..run.request_settings import APIS, MAX_TOKENS_PARAMS, REASONING_EFFORTS
 from ..spec.presets import PRESETS
 from ..run.settings import DEFAULT_CONCURRENCY, LOAD_TIMEOUT_S, ORDERS, RunSettings, ServerSettings, default
-from .handler import cli_errors, fail
+from .handler import cli_errors, echo, fail
 from .options import hub_cache_option, echo_err, quiet_option
 
 _RETRY = RetryPolicy()
@@ -26,7 +27,9 @@ SAMPLING_OPTIONS = [
     click.option("--preset", type=click.Choice(sorted(PRESETS)), default=None,
                  help="Paper Appendix B.1 settings: o3-mini-high (effort high, 10,000 tokens, temperature 1.0), "
                       "deepseek-r1 (8,000 tokens, temperature 0.6). Explicit options override it."),
-    click.option("--max-tokens", type=int, default=None, help="Max new tokens [default: the row's reserve, 30 NIAH / 50 CWE]."),
+    click.option("--max-tokens", default=None, metavar="N|TASK=N[,...]",
+                 help="Max new tokens: N for every row, TASK=N for a task family (niah, cwe) or a task id (cwe_hard), "
+                      "comma-separated, e.g. cwe=200 [default: the row's reserve, 30 NIAH / 50 CWE]."),
     click.option("--max-tokens-param", type=click.Choice(MAX_TOKENS_PARAMS), default=None,
                  help="Request field for the limit in chat requests [default: max_tokens; o3 preset: max_completion_tokens]."),
     click.option("--temperature", type=float, default=None, help="[default: 0, greedy, the paper's setting]"),
@@ -137,7 +140,7 @@ def run_command(**options) -> None:
         from ..run.files.meta import read_meta
 
         score_and_report(settings.out, settings.rows.dataset, options["report_dir"], meta=read_meta(settings.out),
-                         hub_cache=settings.rows.hub_cache, allow_partial=True, echo=click.echo)
+                         hub_cache=settings.rows.hub_cache, allow_partial=True, echo=echo)
 
 
 def _interrupted(settings: RunSettings) -> str:
@@ -161,6 +164,8 @@ def _print_plan(result, price_in, price_out, skip_overlong, out: Path | None) ->
     else:
         click.echo(f"dry run: nothing sent. {result.rows} row(s) selected (no predictions file given).")
     click.echo(pre.describe())
+    if result.sharing:
+        click.echo(result.sharing)
     click.echo(render_plan(result.plan, price_in, price_out))
     if pre.overlong and not skip_overlong:
         raise pre.refusal()
@@ -179,14 +184,17 @@ def _print_batch(result, settings) -> None:
 def _print_summary(result, out: Path) -> None:
     from ..run.files.meta import meta_path
 
-    click.echo(f"{result.sent} row(s) sent: {result.ok} answered, {result.failed} failed; {result.skipped} skipped "
-               f"(do not fit the window); {result.already} already done")
+    echo(f"{result.sent} row(s) sent: {result.ok} answered, {result.failed} failed; {result.skipped} skipped "
+         f"(do not fit the window); {result.already} already done")
+    if result.resent:
+        echo(f"{result.resent} request(s) resent after the server's shared KV cache overflowed; concurrency "
+             f"lowered from {result.concurrency} to {result.concurrency_end}")
     if len(result.servers) > 1:
-        click.echo("servers: " + "; ".join(f"{s.base_url} answered {s.answered}, failed {s.failed}"
-                                           + (f" (taken out: {s.taken_out})" if s.taken_out else "")
-                                           for s in result.servers))
+        echo("servers: " + "; ".join(f"{s.base_url} answered {s.answered}, failed {s.failed}"
+                                     + (f" (taken out: {s.taken_out})" if s.taken_out else "")
+                                     for s in result.servers))
     for warning in result.warnings:
         echo_err(f"warning: {warning}")
-    click.echo(f"wrote {out} and {meta_path(out)}")
+    echo(f"wrote {out} and {meta_path(out)}")
     if result.failed:
-        click.echo(f"{result.failed} failed row(s) are not scored; rerun with --retry-failed to resend them")
+        echo(f"{result.failed} failed row(s) are not scored; rerun with --retry-failed to resend them")

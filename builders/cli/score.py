@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..scoring import MISSING_POLICIES, TRUNCATION_POLICIES
-from .handler import cli_errors
+from .handler import cli_errors, echo
 from .options import depth_bins_option, depth_unit_option, hub_cache_option, threshold_option
 
 
@@ -52,4 +52,4 @@ def score_command(predictions: Path, dataset: str, strict: bool, out_dir: Path |
     out_dir = out_dir or predictions.with_name(predictions.stem + "-report")
     score_and_report(predictions, dataset, out_dir, options, meta=read_meta(predictions), hub_cache=hub_cache,
                      allow_partial=allow_partial, threshold=threshold / 100, depth_bins=depth_bins,
-                     depth_unit=depth_unit, dataset_id=dataset_id, echo=click.echo)
+                     depth_unit=depth_unit, dataset_id=dataset_id, echo=echo)

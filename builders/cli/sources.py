@@ -15,14 +15,24 @@ from .options import echo_err, grid_option, source_options, tokenizer_option
 @click.option("--sources", "group", type=click.Choice(["oneruler", "ruler", "all"]), default="oneruler",
               show_default=True, help="Which pinned files: ONERULER's (books, word lists, translations), RULER's "
                                       "inputs (templates, essays, XQuAD, SQuAD, HotpotQA, word list, Punkt), or all.")
+@click.option("--into", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Also copy the files into DIR, each at its upstream path, with a SHA256SUMS: a mirror folder that "
+                   "--mirror / ONERULER_MIRROR can name (the tests' mirror, CONTRIBUTING.md).")
 @cli_errors
-def fetch_command(mirror, cache_dir, group):
+def fetch_command(mirror, cache_dir, group, into):
     """Download (or find in the cache) every pinned upstream file and verify its sha256."""
-    from ..sources.fetch import default_cache_dir, fetch_sources
+    from ..base.errors import SourceError
+    from ..sources.fetch import default_cache_dir, fetch_sources, write_mirror
     from ..sources.mirror import resolve_mirror
     from ..sources.ruler.pins import source_group
 
-    report = fetch_sources(source_group(group), mirror=mirror, cache_dir=cache_dir, progress=True)
+    entries = source_group(group)
+    try:
+        report = fetch_sources(entries, mirror=mirror, cache_dir=cache_dir, progress=True)
+    except SourceError:
+        if into is not None:  # the files that did arrive still make a mirror; the error says which did not
+            echo_err(f"wrote {len(write_mirror(entries, cache_dir, into))} of {len(entries)} files to {into}")
+        raise
     total = len(report.downloaded) + len(report.cached)
     click.echo(
         f"verified {total} files ({len(report.downloaded)} downloaded, {len(report.cached)} already cached) "
@@ -30,6 +40,9 @@ def fetch_command(mirror, cache_dir, group):
     )
     if group == "oneruler":
         echo_err("(ONERULER's sources; RULER's tasks read others: oneruler fetch --sources ruler, or --sources all)")
+    if into is not None:
+        click.echo(f"wrote a mirror of them to {into} ({len(write_mirror(entries, cache_dir, into))} files, with "
+                   f"SHA256SUMS)")
 
 
 @click.command("list")

@@ -68,6 +68,18 @@ class DatasetSource:
                 what = named_setting(given_as) if given_as.isidentifier() else given_as
                 raise OneRulerError(f"{what} applies to Hub datasets; {name} is a local folder")
             return cls(name, None, folder, hub_cache)
+        try:
+            return cls(name, hub.commit_of(name, revision), None, hub_cache)
+        except hub.HubLookupFailed as exc:
+            if "/" in name:  # ORG/NAME: plainly meant for the Hub
+                raise
+            raise OneRulerError(f"dataset {name!r}: no such folder in {Path.cwd()}, and {exc.reason}; give an "
+                                f"export folder (`oneruler build --out DIR`) or a Hub dataset ORG/NAME") from None
+
+    @classmethod
+    def on_hub(cls, name: str, revision: str, hub_cache: str | None = None) -> "DatasetSource":
+        """The Hub dataset ``name`` pinned to ``revision``, whatever folder of that name lies in the working directory
+        (a name read from a report is a Hub repo id, never a path)."""
         return cls(name, hub.commit_of(name, revision), None, hub_cache)
 
     def file(self, filename: str) -> Path | None:

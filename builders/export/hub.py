@@ -9,11 +9,14 @@ run the very same code against a loopback stand-in.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ..base.errors import CheckFailed, OneRulerError, named_setting
 from ..base.text import plural
 from .eval_yaml import eval_yaml_problem
+from .hub_calls import hub_call
+from .hub_repos import ensure_repo, landed_commit, undo_creation
 from .frontmatter import configs_data_files, parse_front_matter
 from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import check_shards, read_manifest
@@ -21,6 +24,8 @@ from .metric import METRIC_DIR, metric_files
 from .records import Manifest
 
 MAX_CONFIGS = 3_000  # the Hub dataset viewer's limit per repository
+_REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?")
+_DOUBLED = re.compile(r"--|\.\.")  # the Hub forbids both inside a name
 
 
 def hub_token() -> str:
@@ -35,10 +40,16 @@ def hub_token() -> str:
     return token
 
 
-def check_repo_id(repo_id: str, setting: str = "repo_id") -> None:
-    """An error naming ``setting`` unless ``repo_id`` is ``ORG/NAME``."""
+def valid_repo_id(repo_id: str) -> bool:
+    """Whether ``repo_id`` is ``ORG/NAME`` as the Hub names repositories: letters, digits, ``-``, ``_``, ``.``, each
+    part starting and ending with a letter or digit, no doubled ``-`` or ``.`` (so never a path's parent), 96 at most."""
     parts = repo_id.split("/")
-    if len(parts) != 2 or not all(parts):
+    return len(parts) == 2 and all(_REPO_PART.fullmatch(p) and not _DOUBLED.search(p) for p in parts)
+
+
+def check_repo_id(repo_id: str, setting: str = "repo_id") -> None:
+    """An error naming ``setting`` unless ``repo_id`` is ``ORG/NAME`` (``valid_repo_id``)."""
+    if not isinstance(repo_id, str) or not valid_repo_id(repo_id):
         raise OneRulerError(f"{named_setting(setting)} {repo_id!r}: expected ORG/NAME, e.g. my-org/oneruler")
 
 
@@ -97,29 +108,35 @@ def push_dataset(out_dir: str | os.PathLike, repo_id: str, revision: str | None 
 
     Shards under ``data/`` on the target branch that the export no longer references (and an
     ``eval.yaml`` it no longer has) are deleted in the same commit, so the repository mirrors the folder.
+    Every call is bounded and retried (``hub_calls.py``); a commit whose answer was lost is looked for
+    before it is sent again; a repository this push created is deleted again when its first commit fails.
     """
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
 
     check_repo_id(repo_id)
     out = Path(out_dir)
     manifest, paths = check_publishable(out)
-    token = hub_token()
-    api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    if revision and revision != "main":
-        api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-    remote = set(api.list_repo_files(repo_id, repo_type="dataset", revision=revision))
-    keep = set(paths)
-    stale = [p for p in sorted(remote - keep) if p.startswith("data/") or p == EVAL_YAML_NAME]
-    operations: list = [CommitOperationDelete(path_in_repo=p) for p in stale]
-    operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(out / p)) for p in paths]
-    n = len(manifest.configs)
-    info = api.create_commit(
-        repo_id, operations, repo_type="dataset", revision=revision,
-        commit_message=f"ONERULER export: {plural(n, 'config')}",
-        commit_description=f"Uploaded with `oneruler push` ({n} shards, {', '.join(p for p in paths if '/' not in p)}).",
-    )
-    return info.commit_url
+    api = HfApi(token=hub_token())
+    created = ensure_repo(api, repo_id, "dataset", private)
+    try:
+        if revision and revision != "main":
+            hub_call(f"creating branch {revision} of dataset {repo_id}",
+                     lambda: api.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True))
+        remote = set(hub_call(f"the files of dataset {repo_id}",
+                              lambda: api.list_repo_files(repo_id, repo_type="dataset", revision=revision)))
+        stale = [p for p in sorted(remote - set(paths)) if p.startswith("data/") or p == EVAL_YAML_NAME]
+        operations: list = [CommitOperationDelete(path_in_repo=p) for p in stale]
+        operations += [CommitOperationAdd(path_in_repo=p, path_or_fileobj=str(out / p)) for p in paths]
+        n = len(manifest.configs)
+        wanted = {p: out / p for p in paths}
+        info = hub_call(f"the commit to dataset {repo_id}", lambda: api.create_commit(
+            repo_id, operations, repo_type="dataset", revision=revision,
+            commit_message=f"ONERULER export: {plural(n, 'config')}",
+            commit_description=f"Uploaded with `oneruler push` ({n} shards, {', '.join(p for p in paths if '/' not in p)})."),
+            landed=lambda: landed_commit(api, repo_id, "dataset", revision, wanted, stale))
+    except OneRulerError as exc:
+        raise undo_creation(api, repo_id, "dataset", created, exc) from None
+    return str(getattr(info, "commit_url", info))
 
 
 def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) -> str:
@@ -131,13 +148,18 @@ def push_metric(repo_id: str, private: bool = False, folder: Path = METRIC_DIR) 
 
     check_repo_id(repo_id)
     files = metric_files(folder)
-    token = hub_token()
-    api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
-    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(folder / rel)) for rel in files]
+    api = HfApi(token=hub_token())
+    created = ensure_repo(api, repo_id, "space", private)
+    wanted = {rel: (folder / rel).read_bytes() for rel in files}
     script = repo_id.split("/")[-1] + ".py"
     if script not in files:
-        operations.append(CommitOperationAdd(path_in_repo=script, path_or_fileobj=str(folder / "oneruler.py")))
-    info = api.create_commit(repo_id, operations, repo_type="space",
-                             commit_message="ONERULER metric", commit_description="Uploaded with `oneruler push-metric`.")
-    return info.commit_url
+        wanted[script] = (folder / "oneruler.py").read_bytes()
+    operations = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=data) for rel, data in wanted.items()]
+    try:
+        info = hub_call(f"the commit to Space {repo_id}", lambda: api.create_commit(
+            repo_id, operations, repo_type="space", commit_message="ONERULER metric",
+            commit_description="Uploaded with `oneruler push-metric`."),
+            landed=lambda: landed_commit(api, repo_id, "space", None, wanted, []))
+    except OneRulerError as exc:
+        raise undo_creation(api, repo_id, "space", created, exc) from None
+    return str(getattr(info, "commit_url", info))

@@ -43,4 +43,6 @@ def config_samples(config: str, source: RowSource, limit: int | None = None) -> 
 def oneruler_dataset(configs: list[str], source: RowSource, limit: int | None = None) -> MemoryDataset:
     """Every sample of the configs, config after config."""
     samples = [sample for config in configs for sample in config_samples(config, source, limit)]
-    return MemoryDataset(samples, name="oneruler", location=source.dataset or "generated")
+    # Inspect's header shows the name: the dataset the rows were read from, as given, or that they were generated
+    name = source.dataset or "oneruler (generated on the fly)"
+    return MemoryDataset(samples, name=name, location=source.dataset or "generated")

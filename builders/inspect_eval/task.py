@@ -16,6 +16,7 @@ from inspect_ai import Task
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ..base.errors import SettingError
 from ..taskrows.loaded import LOADED
 from .options import TaskOptions, task_options
 from .samples import oneruler_dataset
@@ -32,14 +33,18 @@ def generate_within_reserve(max_tokens: int | None = None) -> Solver:
     return solve
 
 
-def oneruler_task(configs: Any = None, dataset: Any = None, tokenizer: Any = None, samples: Any = None,
+EVERY_CONFIG = "*"
+
+
+def oneruler_task(configs: Any = EVERY_CONFIG, dataset: Any = None, tokenizer: Any = None, samples: Any = None,
                   data_seed: Any = None, grid: Any = None, limit: Any = None, preset: Any = None,
                   max_tokens: Any = None, strict: Any = False, truncation: Any = "paper",
                   missing_policy: Any = "paper", keep_think: Any = False, answer_tag: Any = False) -> Task:
     """ONERULER in Inspect: the configs the globs pick, their rows from ``dataset`` or generated on the fly.
 
     Args:
-        configs: globs over config names (``pl_*_8k``, several comma-separated; default: every config).
+        configs: globs over config names (``pl_*_8k``, several comma-separated; default ``*``: every config; given
+            empty, an error).
         dataset: an export folder or a Hub repo id (default ``$ONERULER_DATASET``, else generated rows).
         tokenizer: ``ALIAS=SPEC`` for token-control rows (configs ``{config}_{ALIAS}``).
         samples: rows per generated config (default 50). data_seed: their seed (default 42).
@@ -48,6 +53,9 @@ def oneruler_task(configs: Any = None, dataset: Any = None, tokenizer: Any = Non
         preset: o3-mini-high or deepseek-r1 (Appendix B.1). max_tokens: one limit for every row.
         strict: whole-token matching. truncation, missing_policy, keep_think, answer_tag: as `oneruler score`.
     """
+    if configs is None or configs == "" or configs == []:  # `-T configs=`: Inspect passes None, as if not given
+        raise SettingError("configs", "is empty: give one or more globs like 'pl_*_8k' (comma-separated), or leave "
+                                      "the option out for every config")
     options = task_options(configs, dataset, tokenizer, samples, data_seed, grid, limit, preset, max_tokens, strict,
                            truncation, missing_policy, keep_think, answer_tag)
     scoring = options.scoring

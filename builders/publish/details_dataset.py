@@ -11,11 +11,13 @@ and what every column holds.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+import re
+from typing import Any, Callable, Sequence
 
 import pyarrow.compute as pc
 
-from ..export.frontmatter import dump_front_matter
+from ..base.errors import named_setting
+from ..export.frontmatter import dump_front_matter, parse_front_matter
 from ..report.documents.scores_json import ScoresDocument
 from ..report.hub_results.details import DETAILS_SCHEMA, parquet_bytes
 from ..spec.configs import render_length
@@ -38,6 +40,38 @@ FIELDS = {
 }
 
 
+TITLE = "ONERULER details: "  # the card's pretty_name, then the model: how a details dataset of ours is known
+_OUR_FILE = re.compile(r"\.gitattributes|README\.md|data/[^/]+/test\.parquet")
+
+
+def card_title(card: str | None) -> str | None:
+    """The ``pretty_name`` of a dataset card's front matter (None: no card, no front matter or no title)."""
+    try:
+        title = (parse_front_matter(card) or {}).get("pretty_name") if card else None
+    except Exception:  # noqa: BLE001 - a card that does not parse is not one we wrote
+        return None
+    return title if isinstance(title, str) else None
+
+
+def not_ours(repo: str, model: str) -> Callable[[list[str], str | None], str | None]:
+    """Given an existing dataset's files and card: why ``publish`` must not write its details for ``model`` there
+    (None: it is the details dataset a publication of that model made). Only such a dataset, or a new one, is written:
+    anything else (the benchmark itself, another dataset, another model's details) is refused before any write."""
+    def problem(files: list[str], card: str | None) -> str | None:
+        foreign = [f for f in files if not _OUR_FILE.fullmatch(f)]
+        title = card_title(card)
+        if foreign or title is None or not title.startswith(TITLE):
+            shown = ", ".join(foreign[:3]) + (" …" if len(foreign) > 3 else "") if foreign else "no details card"
+            return (f"dataset {repo} exists and is not a details dataset made by `oneruler publish` (it holds {shown}); "
+                    f"publish never overwrites another dataset: give {named_setting('details')} a new name")
+        if title != TITLE + model:
+            return (f"dataset {repo} holds the details of {title[len(TITLE):]}, not of {model}; give "
+                    f"{named_setting('details')} another name")
+        return None
+
+    return problem
+
+
 def by_length(table) -> dict[str, Any]:
     """The table's rows per length label (``8k`` …), lengths ascending."""
     lengths = sorted(set(table.column("length").to_pylist()))
@@ -48,7 +82,7 @@ def front_matter(model: str, files: Sequence[str]) -> dict[str, Any]:
     """The card's YAML: ``all`` (default) and one config per length."""
     configs = [{"config_name": "all", "default": True, "data_files": [{"split": SPLIT, "path": list(files)}]}]
     configs += [{"config_name": f.split("/")[1], "data_files": [{"split": SPLIT, "path": f}]} for f in files]
-    return {"pretty_name": f"ONERULER details: {model}", "tags": ["oneruler", "evaluation", "long-context",
+    return {"pretty_name": TITLE + model, "tags": ["oneruler", "evaluation", "long-context",
                                                                     "multilingual"], "configs": configs}
 
 

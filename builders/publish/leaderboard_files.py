@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..report.render.folder import csv_bytes, write_files
 from ..report.render.plots import wrap_title
-from .leaderboard import RULER_BOARD, Board, Score
+from .leaderboard import RULER_BOARD, Board, Score, Standing
 
 
 def cell_text(score: Score | None) -> str:
@@ -62,19 +62,35 @@ def csv_file(board: Board) -> bytes:
     return csv_bytes(header, rows)
 
 
-def figure_png(board: Board) -> bytes:
-    """One panel per leaderboard, models on the vertical axis, values with their intervals."""
+LABEL_CHARS = 60  # a longer model label is shortened in the middle: the figure stays a readable width
+
+
+def figure_label(standing: Standing) -> str:
+    """A model's label on the figure: ``name (hub|local)``, at most LABEL_CHARS characters."""
+    text = f"{standing.model} ({standing.where})"
+    half = LABEL_CHARS // 2
+    return text if len(text) <= LABEL_CHARS else f"{text[:half - 1]}…{text[-half:]}"
+
+
+def figure_png(board: Board) -> bytes | None:
+    """One panel per leaderboard that has a value, models on the vertical axis, values with their intervals; the
+    figure as wide as its longest label needs. None when no model has a value on any leaderboard: nothing to draw."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    models = [f"{s.model} ({s.where})" for s in board.standings]
-    width = 2.2 + 2.6 * max(len(board.tasks), 1)
-    published = any(s.where == "published" for s in board.standings)
-    fig = Figure(figsize=(width, 1.2 + 0.35 * max(len(models), 1) + (0.4 if published else 0)))
+    tasks = [t for t in board.tasks if any(s.scores.get(t) for s in board.standings)]
+    standings = [s for s in board.standings if any(s.scores.get(t) for t in tasks)]
+    if not tasks:
+        return None
+    models = [figure_label(s) for s in standings]
+    labels_in = 0.5 + 0.065 * max(len(m) for m in models)  # ~0.6 em per character at 8 pt
+    width = labels_in + 2.6 * len(tasks)
+    published = any(s.where == "published" for s in standings)
+    fig = Figure(figsize=(width, 1.3 + 0.35 * len(models) + (0.4 if published else 0)))
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, max(len(board.tasks), 1), sharey=True, squeeze=False)[0]
-    for ax, task in zip(axes, board.tasks):
-        for y, standing in enumerate(board.standings):
+    axes = fig.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
+    for ax, task in zip(axes, tasks):
+        for y, standing in enumerate(standings):
             score = standing.scores.get(task)
             if score is None:
                 continue
@@ -86,9 +102,10 @@ def figure_png(board: Board) -> bytes:
         ax.set_title(task, fontsize=9)
         ax.set_xlim(0, 100)
         ax.set_xlabel("RULER's Avg. (%)" if task == RULER_BOARD else "accuracy (%)", fontsize=8)
+        ax.tick_params(labelsize=8)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(range(len(models)), models, fontsize=8)
-    axes[0].invert_yaxis()
+    axes[0].set_ylim(len(models) - 0.5, -0.5)  # best first, no point on the frame
     if published:
         fig.suptitle(wrap_title("hollow grey: RULER's published numbers (its README; another harness and tokenizer, "
                                 "no interval)", width - 0.3, 8), fontsize=8)
@@ -99,7 +116,13 @@ def figure_png(board: Board) -> bytes:
 
 
 def write_board(board: Board, out: Path) -> list[Path]:
-    """leaderboard.csv, leaderboard.md and leaderboard.png into ``out``, each written atomically."""
-    files = {"leaderboard.csv": csv_file(board), "leaderboard.md": markdown(board).encode("utf-8"),
-             "leaderboard.png": figure_png(board)}
-    return write_files(out, files)
+    """leaderboard.csv, leaderboard.md and leaderboard.png into ``out``, each written atomically; no figure (and
+    none left from an earlier run) when there is nothing to draw."""
+    files = {"leaderboard.csv": csv_file(board), "leaderboard.md": markdown(board).encode("utf-8")}
+    figure = figure_png(board)
+    if figure is not None:
+        files["leaderboard.png"] = figure
+    written = write_files(out, files)
+    if figure is None:
+        (out / "leaderboard.png").unlink(missing_ok=True)
+    return written

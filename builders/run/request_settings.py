@@ -1,4 +1,5 @@
-"""How each request is made, as typed settings: sampling (the paper's presets applied, Appendix B.1), retries, run limits.
+"""How each request is made, as typed settings: sampling (the paper's presets applied, Appendix B.1; a limit of new
+tokens per task family or task id), run limits (the retry policy is ``base/retry.py``'s, shared with the Hub calls).
 
 Paper defaults (SPEC §8): greedy decoding (temperature 0) and at most the row's ``reserve`` new
 tokens (30 NIAH, 50 CWE: upstream's budget constants). The presets (``spec/presets.py``) reproduce the two reasoning
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..base.errors import SettingError
 from ..spec.presets import preset_values
+from ..spec.tasks import FAMILIES, get_task, limit_keys
 
 APIS = ("chat", "completions")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -33,10 +35,14 @@ class SamplingSettings:
     max_tokens_param: str = "max_tokens"
     reasoning_effort: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
+    max_tokens_by_task: dict[str, int] = field(default_factory=dict)  # a task id or family (niah, cwe) -> its limit
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and self.max_tokens < 1:
             raise SettingError("max_tokens", f"must be at least 1 (got {self.max_tokens})")
+        for key, value in self.max_tokens_by_task.items():
+            if value < 1:
+                raise SettingError("max_tokens", f"{key}={value}: a limit must be at least 1")
         if self.temperature is not None and not (0.0 <= self.temperature <= 2.0):
             raise SettingError("temperature", f"must be between 0 and 2 (got {self.temperature})")
         if self.top_p is not None and not (0.0 < self.top_p <= 1.0):
@@ -44,15 +50,20 @@ class SamplingSettings:
         if self.max_tokens_param not in MAX_TOKENS_PARAMS:
             raise SettingError("max_tokens_param", f"{self.max_tokens_param!r}: use one of {', '.join(MAX_TOKENS_PARAMS)}")
 
-    def new_tokens(self, reserve: int) -> int:
-        """The maximum number of new tokens for a row whose budget reserved ``reserve`` tokens."""
+    def new_tokens(self, reserve: int, task: str | None = None) -> int:
+        """The maximum number of new tokens for a row of ``task`` whose budget reserved ``reserve`` tokens: the limit
+        given for its task or its family (``cwe=200``), else the one given for every row, else the reserve."""
+        if task is not None:
+            for key in limit_keys(task):
+                if key in self.max_tokens_by_task:
+                    return self.max_tokens_by_task[key]
         return self.max_tokens if self.max_tokens is not None else reserve
 
-    def request_kwargs(self, reserve: int, api: str) -> dict[str, Any]:
+    def request_kwargs(self, reserve: int, api: str, task: str | None = None) -> dict[str, Any]:
         """Keyword arguments of ``chat.completions.create`` / ``completions.create`` for one row."""
         kwargs: dict[str, Any] = {}
         param = self.max_tokens_param if api == "chat" else "max_tokens"  # /v1/completions knows only max_tokens
-        kwargs[param] = self.new_tokens(reserve)
+        kwargs[param] = self.new_tokens(reserve, task)
         for name in ("temperature", "top_p", "seed"):
             if getattr(self, name) is not None:
                 kwargs[name] = getattr(self, name)
@@ -65,10 +76,47 @@ class SamplingSettings:
         return kwargs
 
     def to_meta(self) -> dict[str, Any]:
-        """Every parameter, JSON-ready (``max_tokens`` null = the row's reserve)."""
+        """Every parameter, JSON-ready (``max_tokens`` null = the row's reserve; ``max_tokens_by_task`` only when
+        given, so that a run resumed from an older meta keeps its settings)."""
         data = asdict(self)
         data["stop"] = list(self.stop)
+        if not self.max_tokens_by_task:
+            del data["max_tokens_by_task"]
         return data
+
+
+def max_tokens_limits(text: str | None) -> dict[str, Any]:
+    """``--max-tokens``: ``300`` (every row), ``cwe=200`` (a task family such as niah or cwe, or a task id such as
+    cwe_hard), or both, comma-separated (``300,cwe=200``), as ``max_tokens`` and ``max_tokens_by_task``."""
+    if text is None:
+        return {}
+    out: dict[str, Any] = {}
+    by_task: dict[str, int] = {}
+    for item in (part.strip() for part in str(text).split(",")):
+        key, _, value = item.rpartition("=")
+        try:
+            limit = int(value)
+        except ValueError:
+            limit = 0
+        if limit < 1 or (key and key not in FAMILIES and not _is_task(key)):
+            raise SettingError("max_tokens", f"{item!r}: give a number of new tokens (300), or TASK=N for a task "
+                                             f"family ({', '.join(FAMILIES)}) or a task id (cwe_hard=200), "
+                                             f"comma-separated")
+        if key:
+            by_task[key] = limit
+        else:
+            out["max_tokens"] = limit
+    if by_task:
+        out["max_tokens_by_task"] = by_task
+    return out
+
+
+def _is_task(name: str) -> bool:
+    try:
+        get_task(name)
+        return True
+    except ValueError:
+        return False
 
 
 def sampling_settings(preset: str | None = None, **given: Any) -> SamplingSettings:
@@ -110,28 +158,3 @@ def failure_limit(text: str, rows: int) -> int:
         raise SettingError("max_failed", f"{text!r}: give a number of rows (e.g. 10) or a percentage (e.g. 1%)") from None
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Bounded retries: ``attempts`` tries in all, waits doubling from ``base_s`` (or Retry-After), each capped at
-    ``max_wait_s`` (``--max-retry-wait``; ``timeout_s``, ``--timeout``, bounds one try, not a wait)."""
-
-    attempts: int = 6
-    base_s: float = 1.0
-    max_wait_s: float = 120.0
-    timeout_s: float = 600.0
-
-    def __post_init__(self) -> None:
-        if self.attempts < 1:
-            raise SettingError("max_retries", f"must be at least 0 (got {self.attempts - 1})")
-        if self.timeout_s <= 0:
-            raise SettingError("timeout_s", f"must be positive (got {self.timeout_s})")
-        if self.base_s < 0:
-            raise SettingError("base_s", f"must not be negative (got {self.base_s})")
-        if self.max_wait_s < 0:
-            raise SettingError("max_wait_s", f"must not be negative (got {self.max_wait_s:g})")
-
-    def wait(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait before try ``attempt + 1`` (0-based ``attempt`` just failed)."""
-        if retry_after is not None and retry_after >= 0:
-            return min(retry_after, self.max_wait_s)
-        return min(self.base_s * 2 ** attempt, self.max_wait_s)

@@ -80,8 +80,9 @@ async def _dry_run(s: RunSettings, api_key: str | None, selection: Selection, st
     todo, _ = pending_rows(selection.rows, store, s.retry_failed)
     async with opened(s, api_key, selection, todo, log, offline_ok=True) as opening:
         pre = opening.pre
+    concurrency = choose_concurrency(s, pre)
     return RunResult(rows=len(selection.rows), already=len(selection.rows) - len(todo), plan=plan_lines(todo, pre),
-                     preflight=pre)
+                     preflight=pre, concurrency=concurrency, sharing=shared_cache_line(pre, s, concurrency))
 
 
 def send_order(refs: list[RowRef], order: str) -> list[RowRef]:
@@ -100,7 +101,8 @@ async def _run(s: RunSettings, api_key: str | None, selection: Selection, store:
         result.preflight = pre
         over = opening.fitting(s.skip_overlong)
         result.concurrency = choose_concurrency(s, pre)
-        announce(pre, s, result.concurrency, len(over), log)
+        result.sharing = shared_cache_line(pre, s, result.concurrency)
+        announce(pre, s, result, len(over), log)
         if resend:
             store.rewrite(drop=resend)
         session = session_record(s, len(selection.rows), len(todo), pre, result.concurrency)
@@ -133,16 +135,20 @@ def pool_slots(s: RunSettings, pre: Preflight) -> int | None:
 
 
 def choose_concurrency(s: RunSettings, pre: Preflight) -> int:
-    """``concurrency``, else the balancer's parallel slots, else the default."""
+    """``concurrency``, else what the balancer's servers work on at once (their slots, or as many of the largest
+    requests as fit a cache the slots share), else the default."""
     if s.concurrency is not None:
         return s.concurrency
-    return pool_slots(s, pre) or DEFAULT_CONCURRENCY
+    together = pre.together()
+    return together * len(s.server.base_urls) if together else DEFAULT_CONCURRENCY
 
 
-def announce(pre: Preflight, s: RunSettings, concurrency: int, skipped: int, log: Callable[[str], None]) -> None:
+def announce(pre: Preflight, s: RunSettings, result: RunResult, skipped: int, log: Callable[[str], None]) -> None:
     """Everything the preflight learnt, before the first request (a killed run has shown it too)."""
     log(pre.describe())
-    slots = pre.server.slots if pre.server is not None else None
+    if result.sharing:
+        log(result.sharing)
+    slots, concurrency = pre.server.slots if pre.server is not None else None, result.concurrency
     if slots and concurrency > pool_slots(s, pre):
         pre.warnings.append(f"--concurrency {concurrency} is more than the {slots} parallel slot(s) the server works on: "
                             f"the other requests wait in its queue, and that wait counts against --timeout "
@@ -153,12 +159,33 @@ def announce(pre: Preflight, s: RunSettings, concurrency: int, skipped: int, log
         log(f"warning: {warning}")
 
 
+def shared_cache_line(pre: Preflight, s: RunSettings, concurrency: int) -> str:
+    """What a server whose slots share one cache means for the run: the concurrency chosen (or given), and the
+    server's flags that would let it work on every slot at once ("" when its slots share nothing)."""
+    server = pre.server
+    if server is None or not server.shared_cache or not server.slots:
+        return ""
+    fitting, largest = pre.together() or 1, pre.largest(1)
+    held = (f"{fitting} of the longest requests ({largest[0]:,} tokens with the answer)" if largest else "its requests")
+    chosen = "given with --concurrency" if s.concurrency is not None else "chosen"
+    said = (f"concurrency {concurrency} ({chosen}): the server's {server.slots} slots share one {server.shared_cache:,}"
+            f"-token KV cache, which holds {held} at once per server")
+    if s.concurrency is not None and concurrency > fitting * len(s.server.base_urls):
+        said += (f"; more in flight may overflow it ({server.capacity_error}): those requests are resent with fewer in "
+                 f"flight, not failed")
+    if fitting < server.slots:
+        said += f". To work on all {server.slots} slots at once: {pre.more_at_once()}"
+    return said
+
+
 def _finish(store: PredictionStore, doc: RunMeta, session: SessionRecord, result: RunResult, balancer: ServerBalancer,
             todo: int) -> RunMeta:
     """The meta of a run that ended (finished, stopped or interrupted): the session completed, the lines counted."""
     result.servers = [srv.record() for srv in balancer.servers]
     session = session.with_(ended_at=now(), sent=result.sent, ok=result.ok, failed=result.failed,
                             skipped=result.skipped, stopped=result.stopped, servers=tuple(result.servers))
+    if result.resent:  # the server's shared cache overflowed: what was resent, and the concurrency it ended at
+        session = session.with_(resent=result.resent, concurrency_end=result.concurrency_end)
     if result.notes:  # what the answers lacked (a finish reason) or held besides text, counted
         session = session.with_(warnings=session.warnings + tuple(result.note_lines))
     if not result.stopped and result.sent + result.skipped == todo:

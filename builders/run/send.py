@@ -16,9 +16,10 @@ from .files.lines import answered_line
 from .files.store import PredictionStore
 from .progress import RunProgress
 from .rows.selection import RowRef, RunRow, Selection, async_batches
+from .server.capacity import CapacityGate
 from .server.client import Completion
 from .server.guard import CutPrompts, TruncationGuard
-from .server.balancer import NoServerLeft, ServerBalancer
+from .server.balancer import NoServerLeft, Server, ServerBalancer
 from .server.preflight import Preflight
 from .session import Noted, RunResult
 from .settings import RunSettings
@@ -69,10 +70,12 @@ class Sender:
         window = server.window if server is not None and server.truncates and server.window else pre.window.size
         self.guard = TruncationGuard(pre.counts, pre.new_tokens, window, pre.exact)
         self.silent: set[str] = set()  # servers already named for answering without usage
+        self.gate: CapacityGate | None = None  # made in ``send``, inside the event loop
 
     async def send(self, refs: list[RowRef], concurrency: int) -> None:
         """Send ``refs`` with at most ``concurrency`` in flight; stop taking new ones once the run must stop."""
         bar = RunProgress(len(refs), "rows", self.s.progress, extra=self.balancer.throughput)
+        self.gate = CapacityGate(max(1, concurrency))
         batches = async_batches(self.selection.prompts(refs))
         waiting: list[RunRow] = []
         take = asyncio.Lock()
@@ -103,9 +106,9 @@ class Sender:
 
     async def one(self, row: RunRow, bar: RunProgress) -> None:
         """Send one row, check its answer, write its line and count it."""
-        kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api)
+        kwargs = self.s.sampling.request_kwargs(row.reserve, self.s.server.api, row.task)
         try:
-            done, server = await self.balancer.complete(row.input, kwargs)
+            done, server = await self.sent(row, kwargs)
         except NoServerLeft as exc:
             self.result.no_server, self.result.stopped = str(exc), True
             return
@@ -116,6 +119,28 @@ class Sender:
         self.balancer.record(server, done)
         self.store.append(answered_line(row.id, done))
         self.count(row, done, bar)
+
+    async def sent(self, row: RunRow, kwargs: dict) -> tuple[Completion, Server]:
+        """The row sent through the capacity gate; resent while its server's shared cache overflows (bounded: each
+        resend goes into a later round of the gate, ``server/capacity.py``)."""
+        gate = self.gate
+        assert gate is not None
+        for _ in range(gate.first + 1):
+            async with gate.admitted() as sent_in:
+                done, server = await self.balancer.complete(row.input, kwargs)
+            if not done.over_capacity:
+                break
+            lowerings = len(gate.lowered)
+            if not gate.overflowed(sent_in):
+                why = f"{done.error}: the server's shared KV cache cannot hold this request even alone"
+                return dataclasses.replace(done, error=why, over_capacity=False), server
+            self.result.resent += 1
+            if len(gate.lowered) > lowerings:
+                was, now = gate.lowered[-1]
+                self.result.concurrency_end = now
+                self.log(f"warning: {server.url}: its shared KV cache overflowed with up to {was} request(s) in flight "
+                         f"({server.capacity_error}); now at most {now} at once, and the requests it refused are resent")
+        return done, server
 
     def checked(self, row: RunRow, done: Completion, url: str) -> Completion:
         """The answer, failed with the reason if the server cut the prompt; warnings said at once."""

@@ -56,6 +56,9 @@ class RunResult:
     no_server: str | None = None  # why the run stopped: every server was taken out of rotation
     truncation: OneRulerError | None = None  # why the run stopped: the server cut prompts
     concurrency: int = DEFAULT_CONCURRENCY
+    resent: int = 0  # rows resent because the server's shared cache overflowed (``server/capacity.py``)
+    concurrency_end: int | None = None  # the limit the capacity signals lowered the concurrency to (None: never)
+    sharing: str = ""  # what a cache shared by the server's slots means for the run (``runner.shared_cache_line``)
     notes: dict[str, Noted] = field(default_factory=dict)  # note on answers → how many, the first
     stale: list[str] = field(default_factory=list)  # temporary files of an interrupted write, removed
 
@@ -86,12 +89,13 @@ def settings_meta(s: RunSettings, dataset: DatasetRecord) -> RunMeta:
 def session_record(s: RunSettings, rows: int, to_send: int, pre: Preflight, concurrency: int | None) -> SessionRecord:
     """The entry of this invocation in the meta's ``runs`` list (completed when it ends)."""
     server = pre.server
-    return SessionRecord.of(
+    record = SessionRecord.of(
         started_at=now(), ended_at=None, rows=rows, to_send=to_send, server_kind=server.software if server else None,
         slots=server.slots if server else None, window=pre.window.size, window_source=pre.window.source,
         prompt_limit=pre.window.prompt_limit, prompt_count=pre.method, prompt_count_exact=pre.exact,
         warnings=tuple(pre.warnings), concurrency=concurrency, max_retries=s.server.retry.attempts - 1,
         timeout_s=s.server.retry.timeout_s, order=s.order, selection=s.rows.record(), packages=package_versions())
+    return record.with_(shared_cache=server.shared_cache) if server is not None and server.shared_cache else record
 
 
 def load_selection(s: RunSettings) -> tuple[Selection, DatasetRecord]:

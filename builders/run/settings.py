@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import OneRulerError, SettingError, named_setting
+from ..base.retry import RetryPolicy
 from ..spec.run_meta import SelectionRecord
-from .request_settings import APIS, RetryPolicy, SamplingSettings
+from .request_settings import APIS, SamplingSettings
 from .rows.shard import Shard
 
 ORDERS = ("longest", "dataset")

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import OneRulerError, SettingError, named_setting
-from .request_settings import RetryPolicy, parse_extra_body, sampling_settings
+from ..base.retry import RetryPolicy
+from .request_settings import max_tokens_limits, parse_extra_body, sampling_settings
 from .rows.shard import Shard
 from .settings import BatchLimits, BatchOutput, RowChoice, RunSettings, ServerSettings
 
@@ -58,8 +59,9 @@ def _batch(options: dict[str, Any]) -> BatchOutput | None:
 def run_settings(options: dict[str, Any]) -> RunSettings:
     """``RunSettings`` from the options of ``oneruler run`` (keys as click names them)."""
     sampling = sampling_settings(options.get("preset"), extra_body=parse_extra_body(options.get("extra_body")) or None,
-                                **_given(options, "temperature", "top_p", "seed", "stop", "max_tokens",
-                                         "max_tokens_param", "reasoning_effort"))
+                                 **max_tokens_limits(options.get("max_tokens")),
+                                 **_given(options, "temperature", "top_p", "seed", "stop", "max_tokens_param",
+                                          "reasoning_effort"))
     rows = RowChoice(options["dataset"], tuple(options.get("patterns") or ()), options.get("revision"),
                      options.get("limit"), Shard.parse(options["shard"]) if options.get("shard") else None,
                      options.get("hub_cache"))

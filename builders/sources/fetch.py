@@ -263,3 +263,32 @@ def fetch_sources(
     if missing:
         raise _missing(missing, len(report.paths))
     return report
+
+
+def write_mirror(entries: Iterable[SourceFile], cache_dir: str | os.PathLike | None,
+                 into: str | os.PathLike) -> list[SourceFile]:
+    """Copy the verified files of the cache into ``into``, each at its upstream path, with a ``SHA256SUMS`` of every
+    file the folder holds (lines of an earlier ``--into`` kept): a folder that ``mirror``/``ONERULER_MIRROR`` can
+    name. Entries not in the cache (a fetch that failed for them) are left out; returns those written. Each file
+    is written to a temp name, then renamed."""
+    from ..base.files import atomic_write_bytes
+
+    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    root = Path(into).expanduser()
+    sums_file = root / "SHA256SUMS"
+    written = []
+    try:
+        sums = {line[66:]: line for line in (sums_file.read_text().splitlines() if sums_file.is_file() else [])}
+        for entry in entries:
+            blob, target = blob_path(cache, entry.sha256), root / entry.path
+            if not blob.is_file():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.is_file() or sha256_file(target) != entry.sha256:
+                atomic_write_bytes(target, blob.read_bytes())
+            sums[entry.path] = f"{entry.sha256}  {entry.path}"
+            written.append(entry)
+        atomic_write_bytes(sums_file, "".join(sums[path] + "\n" for path in sorted(sums)).encode())
+    except OSError as exc:
+        raise SourceError(f"cannot write the mirror {root}: {describe_os_error(exc)}") from None
+    return written

@@ -198,6 +198,9 @@ class SessionRecord(MetaRecord):
     skipped: int | None = None
     stopped: bool | None = None
     servers: tuple[ServerRecord, ...] = ()
+    shared_cache: int | None = None  # tokens the server's slots share (llama.cpp's unified KV cache); absent: none
+    resent: int | None = None  # rows resent because that cache overflowed; absent: none
+    concurrency_end: int | None = None  # the concurrency those overflows lowered it to
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -95,6 +95,15 @@ def family_of(task: str) -> TaskFamily:
     return get_task(task).family
 
 
+def limit_keys(task: str) -> tuple[str, ...]:
+    """The names a per-task setting (``run --max-tokens cwe=200``) may be given under for a row of ``task``, most
+    specific first: the task id, then its family's name (an id this version does not know: the id alone)."""
+    try:
+        return task, family_of(task).name
+    except ValueError:
+        return (task,)
+
+
 def has_needles(task: str) -> bool:
     """Whether a task's rows place needles (False for ids this version does not know: a report reads on)."""
     try:

@@ -111,3 +111,14 @@ def test_bad_options_are_errors_naming_the_option(options, message):
 def test_bad_options_with_a_dataset(export, options, message):
     with pytest.raises(OneRulerError, match=message):
         task_options(**({"dataset": str(export)} | options))
+
+
+def test_an_empty_configs_option_is_an_error_not_every_config():  # issue 36, case 12
+    from inspect_ai._cli.util import parse_cli_args
+
+    from builders.inspect_eval.task import oneruler_task
+
+    given = parse_cli_args(("configs=",))  # what `inspect eval ... -T configs=` passes
+    assert given == {"configs": None}
+    with pytest.raises(OneRulerError, match=r"^configs is empty: give one or more globs like 'pl_\*_8k'"):
+        oneruler_task(**given)

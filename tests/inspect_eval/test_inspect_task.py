@@ -160,6 +160,7 @@ def test_inspect_scores_the_rows_as_the_paper_and_oneruler_score_read_its_log(ex
         assert request["messages"] == [{"role": "user", "content": row["input"]}]
         assert (request["max_tokens"], request["temperature"]) == (row["reserve"], 0) and not request.get("stop")
     check_metrics(log)
+    assert log.eval.dataset.name == str(export)  # what Inspect's header shows as `dataset:`
     assert log.eval.metadata["dataset"] == {"name": str(export), "revision": None, "manifest_sha256":
                                             hashlib.sha256((export / "manifest.json").read_bytes()).hexdigest()}
     for sample in log.samples:
@@ -197,6 +198,7 @@ def test_rows_generated_on_the_fly_are_the_exports(export, source_cache, monkeyp
     generated = oneruler(configs="pl_*_8k", samples=SAMPLES).dataset
     exported = oneruler(configs="pl_*_8k", dataset=str(export)).dataset
     assert len(generated) == len(exported) == len(CONFIGS) * SAMPLES
+    assert (generated.name, exported.name) == ("oneruler (generated on the fly)", str(export))
     for mine, theirs in zip(sorted(generated, key=lambda s: s.id), sorted(exported, key=lambda s: s.id)):
         assert (mine.id, mine.input, mine.target, mine.metadata) == (theirs.id, theirs.input, theirs.target,
                                                                      theirs.metadata)

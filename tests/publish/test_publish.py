@@ -6,81 +6,28 @@ The export is the smallest that serves a leaderboard: the 182 main configs at 8k
 one row each. The served model answers every row right except those of the four low-resource
 languages (hi, st, sw, ta: 28 rows), so ``oneruler_8k`` is 100 × 154 / 182 = 84.62 %. The run allows
 300 new tokens (the answers of some CWE rows are longer than the paper's 50-token reserve), which the
-published notes state.
+published notes state. ``world`` (tests/conftest.py, tests/publish_world.py) is made once per test process
+and shared by this file, test_hostile_hub.py and tests/export/test_push_faults.py: each test writes to model
+and dataset repos of its own.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import secrets
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-import pyarrow.parquet as pq
-import pytest
 import yaml
 from huggingface_hub import parse_eval_result_entries
-from hub_client import client_env, oneruler, token_leaks
-from hub_server import running_hub
-
-from openai_server import Reply, ServerState, running_server
-
-from builders.spec.languages import LANGUAGES
-from builders.spec.leaderboards import find_leaderboard
-
-DATASET, MODEL, DETAILS = "my-org/oneruler", "my-org/test-model", "my-org/test-model-oneruler-details"
-CONFIGS = find_leaderboard("oneruler_8k").config_names()
-LOW_RESOURCE = {code for code, lang in LANGUAGES.items() if lang.low_resource}
-RESULTS = ".eval_results/oneruler.yaml"
-MAX_TOKENS = 300  # ten CWE words of de, fa, fi, ru, sr, sv, uk, zh take more than the paper's 50-token reserve
-
-
-def served(export: Path) -> ServerState:
-    """A server that answers each row of the export: right, except the low-resource languages' rows."""
-    state = ServerState(max_model_len=12_000)
-    state.tokenize_enabled = False  # the run sizes prompts from num_tokens: 182 /tokenize calls would take seconds
-    for shard in sorted(export.glob("data/*/*.parquet")):
-        for row in pq.read_table(shard).to_pylist():
-            state.ids_by_prompt[row["input"]] = row["id"]
-            right = row["context_language"] not in LOW_RESOURCE
-            text = " ".join(row["answers"]) if right else "1000001"
-            state.replies[row["id"]] = Reply(text, "let me see" if row["task"] == "s_niah" else None)
-    return state
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, source_cache):
-    """build → push → run → score, each the real CLI; the stand-ins stay up for the tests."""
-    token = "hf_" + secrets.token_hex(16)
-    root = tmp_path_factory.mktemp("publish")
-    with running_hub(token) as (endpoint, state):
-        env = client_env(endpoint, root, token, ONERULER_CACHE=str(source_cache), OPENAI_API_KEY="")
-        steps = [oneruler(["build", *CONFIGS, "--samples", "1", "--out", str(root / "export"), "--quiet"], env, root)]
-        steps.append(oneruler(["push", str(root / "export"), "--repo-id", DATASET], env, root))
-        with running_server(served(root / "export")) as server:
-            steps.append(oneruler(["run", DATASET, "--base-url", server.base_url, "--model", "test-model",
-                                   "--max-tokens", str(MAX_TOKENS), "--concurrency", "16", "--out", str(root / "preds.jsonl"), "--quiet"],
-                                  env, root))
-        steps.append(oneruler(["score", str(root / "preds.jsonl"), "--dataset", DATASET, "--out", str(root / "report")],
-                              env, root))
-        for step in steps:
-            assert step.returncode == 0, (step.args[3:5], step.stderr[-3000:])
-        state.add_repo("model", MODEL, {"README.md": b"# test-model\n"})
-        yield {"root": root, "env": env, "state": state, "token": token, "steps": steps, "endpoint": endpoint}
-
-
-def run(world, *args: str):
-    """The real CLI in the world's environment; the token never appears in what it prints."""
-    result = oneruler([str(a) for a in args], world["env"], world["root"])
-    assert world["token"] not in result.stdout + result.stderr
-    return result
+from hub_client import oneruler, token_leaks
+from publish_world import DATASET, DETAILS, MAX_TOKENS, MODEL, RESULTS, error_line, run
 
 
 def test_build_push_run_score_publish_leaderboard(world):
     root, state = world["root"], world["state"]
+    mark = len(state.requests)  # the requests of the world's making and of this test (others send bad tokens on purpose)
     assert set(state.files("dataset", DATASET)) >= {"eval.yaml", "README.md", "manifest.json"}
     head = state.head("dataset", DATASET)
     (entry,) = parse_eval_result_entries(yaml.safe_load((root / "report" / RESULTS).read_text("utf-8")))
@@ -110,20 +57,16 @@ def test_build_push_run_score_publish_leaderboard(world):
 
     board = run(world, "leaderboard", root / "report", "--dataset", DATASET, "--out", root / "board")
     assert board.returncode == 0, board.stderr
-    table = list(csv.DictReader((root / "board" / "leaderboard.csv").open(encoding="utf-8")))
+    table = [r for r in csv.DictReader((root / "board" / "leaderboard.csv").open(encoding="utf-8"))
+             if r["model"] in (MODEL, "test-model")]  # other tests publish other models' results to the dataset
     assert [(r["model"], r["origin"], float(r["oneruler_8k_value"])) for r in table] == [
         (MODEL, "hub, pull request #1", 84.62), ("test-model", f"local {root / 'report'}", 84.62)]
     assert table[0]["oneruler_8k_ci_low"] == table[1]["oneruler_8k_ci_low"] != ""  # the interval, from the notes
     assert (root / "board" / "leaderboard.png").read_bytes().startswith(b"\x89PNG")
     assert "84.62 [" in board.stdout and (root / "board" / "leaderboard.md").is_file()
     results = [*world["steps"], published, loaded, board]
-    assert token_leaks(world["token"], state.requests, results, [root]) == []
-
-
-def error_line(result) -> str:
-    lines = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and len(lines) == 1, result.stderr
-    return lines[0]
+    requests = state.requests[:world["setup_requests"]] + state.requests[mark:]
+    assert token_leaks(world["token"], requests, results, [root]) == []
 
 
 def test_bad_publications_are_one_error_line(world, tmp_path):
@@ -149,9 +92,9 @@ def test_bad_publications_are_one_error_line(world, tmp_path):
     shutil.copytree(root / "report", renamed)
     results = renamed / RESULTS
     results.write_text(results.read_text("utf-8").replace("task_id: oneruler_8k", "task_id: oneruler_pl"), "utf-8")
-    head = state.head("dataset", DATASET)
     assert error_line(run(world, "publish", renamed, "--model", MODEL)) == (
-        f"error: task 'oneruler_pl' is not defined by the eval.yaml of dataset {DATASET}@{head} (it defines: oneruler_8k)")
+        f"error: {results}: holds a result for 'oneruler_pl', which the report's scores do not give; it was edited "
+        f"after scoring: rescore the predictions")
     assert error_line(run(world, "publish", root / "report", "--model", "not-a-repo-id")).startswith(
         "error: --model 'not-a-repo-id': expected ORG/NAME")
 

@@ -102,5 +102,6 @@ def test_an_unknown_revision_is_one_error_line_and_nothing_is_sent(hub, tmp_path
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"error: cannot open dataset '{REPO_ID}' at revision no-such-branch: ")
-    assert "Revision Not Found" in lines[0] and token not in res.stderr + res.stdout
+    assert f"the Hub dataset '{REPO_ID}' has no revision 'no-such-branch'" in lines[0]
+    assert token not in res.stderr + res.stdout
     assert not (tmp_path / "p.jsonl").exists()

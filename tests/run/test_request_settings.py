@@ -62,3 +62,26 @@ def test_failure_limit_counts_and_percentages():
         with pytest.raises(OneRulerError, match="max_failed") as info:
             failure_limit(bad, 10)
         assert info.value.worded(flag_of).startswith(f"--max-failed {bad!r}: give a number of rows")
+
+
+def test_max_tokens_per_task_family_or_id():  # issue 36: `run --max-tokens cwe=200`
+    from builders.run.request_settings import max_tokens_limits
+
+    assert max_tokens_limits("300") == {"max_tokens": 300}
+    given = max_tokens_limits("300,cwe=200,cwe_hard=250")
+    assert given == {"max_tokens": 300, "max_tokens_by_task": {"cwe": 200, "cwe_hard": 250}}
+    sampling = sampling_settings(**max_tokens_limits("cwe=200"))
+    assert [sampling.new_tokens(50, "cwe_easy"), sampling.new_tokens(30, "s_niah"), sampling.new_tokens(50)] == [200, 30, 50]
+    sampling = sampling_settings(**given)
+    assert [sampling.new_tokens(50, "cwe_hard"), sampling.new_tokens(50, "cwe_easy"), sampling.new_tokens(30, "mk_niah")] \
+        == [250, 200, 300]
+    assert sampling.to_meta()["max_tokens_by_task"] == {"cwe": 200, "cwe_hard": 250}
+    assert "max_tokens_by_task" not in sampling_settings().to_meta()  # an older run's meta still resumes
+    # a family's name reaches the ids its forms make on demand; an id this version does not know takes no family's
+    by_family = sampling_settings(**max_tokens_limits("niah=64,mv16_niah=200"))
+    assert [by_family.new_tokens(30, "mv8_niah"), by_family.new_tokens(30, "mv16_niah"), by_family.new_tokens(50, "cwe_easy"),
+            by_family.new_tokens(30, "future_task")] == [64, 200, 50, 30]
+    for bad in ("cwe=0", "cwe=lots", "bogus=200", "mv1_niah=200", "0", ""):
+        with pytest.raises(OneRulerError, match="give a number of new tokens") as info:
+            max_tokens_limits(bad)
+        assert "a task family (niah, cwe) or a task id" in str(info.value)

@@ -121,6 +121,25 @@ def test_a_controlled_run_scores_exactly_as_computed(real_export, tmp_path):
             assert SECRET.encode() not in path.read_bytes(), path
 
 
+def test_a_limit_per_task_kind_goes_with_its_rows_and_into_the_meta(real_export, tmp_path):  # issue 36
+    export, rows = real_export
+    state = ServerState(max_model_len=8192)
+    state.ids_by_prompt = {r["input"]: i for i, r in rows.items()}
+    state.replies.update({i: Reply(", ".join(r["answers"])) for i, r in rows.items()})
+    out = tmp_path / "preds.jsonl"
+    with running_server(state) as server:
+        result = invoke(run_args(server, export, out, "--max-tokens", "cwe=200", "--report", str(tmp_path / "report")))
+    assert result.exit_code == 0, result.output + result.stderr
+    sent = {(r.row.split("/")[0], r.body["max_tokens"]) for r in state.requests(COMPLETIONS)}
+    assert sent == {("en_s_niah_8k", 30), ("en_mv_niah_8k", rows["en_mv_niah_8k/0"]["reserve"]), ("ko_none_niah_8k", 30),
+                    ("pl_cwe_easy_8k", 200)}
+    meta = json.loads(out.with_suffix(".meta.json").read_text(encoding="utf-8"))
+    assert meta["sampling"]["max_tokens_by_task"] == {"cwe": 200} and meta["sampling"]["max_tokens"] is None
+    scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
+    assert scores["answer_room"]["limits"]["pl_cwe_easy_8k"] == [200, 200]
+    assert scores["answer_room"]["limits"]["en_s_niah_8k"] == [30, 30]
+
+
 # --------------------------------------------------------------------------- preflight, dry run
 
 

@@ -218,3 +218,41 @@ def test_concurrent_fetches_into_one_cache(mirror, tmp_path):
     for e in entries:
         assert hashlib.sha256(blob_path(tmp_path / "cache", e.sha256).read_bytes()).hexdigest() == e.sha256
     assert not list((tmp_path / "cache").rglob("*.part"))
+
+
+def test_fetch_into_writes_a_mirror_folder_that_a_fetch_can_read(mirror, tmp_path):
+    """`oneruler fetch --into DIR`: the pinned files in their upstream layout with a SHA256SUMS, as ../shared has."""
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+
+    into = tmp_path / "made-upstream"
+    result = CliRunner().invoke(cli, ["fetch", "--mirror", str(mirror), "--cache-dir", str(tmp_path / "c"),
+                                      "--into", str(into)])
+    assert result.exit_code == 0, result.output
+    ours = (into / "SHA256SUMS").read_text().splitlines()
+    theirs = set((mirror / "SHA256SUMS").read_text().splitlines())
+    assert len(ours) == len(load_manifest()) and set(ours) <= theirs
+    for line in ours:
+        digest, path = line.split("  ", 1)
+        assert (into / path).read_bytes() == (mirror / path).read_bytes()
+    again = fetch_sources(mirror=str(into), cache_dir=tmp_path / "again", progress=False)
+    assert len(again.downloaded) == len(ours)
+
+
+def test_fetch_into_still_writes_the_files_that_arrived_when_one_is_missing(mirror, tmp_path):
+    import shutil
+
+    from click.testing import CliRunner
+
+    from builders.cli import cli
+
+    partial = tmp_path / "partial"
+    shutil.copytree(mirror, partial)
+    gone = load_manifest()[0].path
+    (partial / gone).unlink()
+    result = CliRunner().invoke(cli, ["fetch", "--mirror", str(partial), "--cache-dir", str(tmp_path / "c"),
+                                      "--into", str(tmp_path / "made")])
+    assert result.exit_code == 2 and f"wrote {len(load_manifest()) - 1} of {len(load_manifest())} files" in result.stderr
+    assert gone in result.stderr and not (tmp_path / "made" / gone).exists()
+    assert len((tmp_path / "made" / "SHA256SUMS").read_text().splitlines()) == len(load_manifest()) - 1

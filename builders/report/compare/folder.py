@@ -18,7 +18,7 @@ from ..render.ruler import RULER_TITLE, LabelledRow, ruler_csv, ruler_figure, ru
 from ..render.tables import cell_text, render_rows
 from ..stats.cells import Cell
 from ..views.depth import DepthCell, depth_title, report_depth_cells
-from ..views.effective import ALL_LANGUAGES, ONE_LENGTH, EffectiveLength, effective_lengths
+from ..views.effective import ALL_LANGUAGES, EffectiveLength, effective_lengths
 from ..views.heatmap import HeatmapGrid, heatmap
 from ..views.ruler_table import ruler_rows
 from .load import ModelReport
@@ -81,11 +81,11 @@ def _effective(reports: list[ModelReport]) -> tuple[str, bytes]:
 
 
 def _effective_text(e: EffectiveLength | None) -> str:
-    """``32k (8k)``: the estimate and, in brackets, the length held with 95 % confidence; a lone length once."""
+    """``32k (8k)``: the estimate and, in brackets, the length held with 95 % confidence; an undetermined one once."""
     if e is None:
         return "-"
-    if e.effective_length == e.effective_length_conservative == ONE_LENGTH:
-        return ONE_LENGTH
+    if e.effective_length == e.effective_length_conservative and e.effective_length.startswith("not determined"):
+        return e.effective_length
     return f"{e.effective_length} ({e.effective_length_conservative})"
 
 

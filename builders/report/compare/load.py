@@ -29,7 +29,7 @@ def load_report(path: Path, settings: ReportSettings = ReportSettings()) -> Mode
     path = Path(path)
     document = read_scores(path)
     try:
-        report = Report(document.options, tuple(read_examples(path)), settings, document.dataset)
+        report = Report(document.options, tuple(read_examples(path)), settings, document.dataset, dict(document.extra))
     except OneRulerError as exc:  # e.g. token depths asked of a report scored without them
         raise OneRulerError(f"{path}: {exc.marked}") from None
     if not report.records:

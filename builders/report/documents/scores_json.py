@@ -73,13 +73,15 @@ class ConfigScore(Counts, ConfigIdentity):
     paper_accuracy: float | None = None  # strict reports only
     ci: list[float] | None = None
     empty_reason: str | None = None  # why nothing is counted, e.g. "all 50 truncated (finish_reason=length) ..."
+    over_limit: int | None = None  # rows whose gold answer exceeds the run's limit of new tokens (score/answer_room.py)
 
     def csv_header(self, strict: bool, graded: bool = False) -> list[str]:
         """scores.csv's columns (``paper_accuracy`` only in strict reports, ``graded`` only in reports with graded
         rows)."""
         names = [f.name for f in fields(self) if f.name != "ci" and (strict or f.name != "paper_accuracy")
                  and (graded or f.name != "graded")]
-        return names[:names.index("empty_reason")] + ["ci_low", "ci_high", "empty_reason"]
+        at = names.index("empty_reason")
+        return names[:at] + ["ci_low", "ci_high"] + names[at:]
 
     def csv_row(self, strict: bool, graded: bool = False) -> list[Any]:
         """The values of ``csv_header``."""
@@ -170,6 +172,14 @@ class ScoresDocument:
     dataset: DatasetIdentity | None = None
     ruler_table: list[RulerRow] | None = None  # RULER's table row per tokenizer (reports holding RULER's rows)
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. "run" (the run's meta), "unscored_lines"
+
+    def __post_init__(self) -> None:
+        room = self.extra.get("answer_room")  # report/score/answer_room.py: each config's over_limit comes from it
+        over = room.get("over_limit") if isinstance(room, dict) else None
+        if isinstance(over, dict):
+            for group in self.groups:
+                if group.over_limit is None:
+                    group.over_limit = over.get(group.config)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object (optional parts left out when absent; ``extra`` merged at the top level)."""

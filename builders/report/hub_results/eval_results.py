@@ -23,12 +23,14 @@ import yaml
 
 from ...base.errors import OneRulerError, SettingError
 from ...export.frontmatter import dump_front_matter
+from ...export.hub import valid_repo_id
 from ...spec.run_meta import RunMeta
 from ..report_data import Report
 from .notes import result_notes
 from .values import LeaderboardValue
 
 EVAL_RESULTS_FILE = ".eval_results/oneruler.yaml"
+HUB_DATASET_KEY = "hub_dataset"  # scores.json: the Hub copy (id, revision) a local export was scored as (--dataset-id)
 SOURCE_NAME = "ONERULER per-row details"
 _DATASET_ID = re.compile(r"(?P<name>[\w.-]+/[\w.-]+)@(?P<revision>[0-9a-f]{40})")
 
@@ -45,9 +47,10 @@ class HubIdentity:
 
 
 def parse_dataset_id(text: str) -> HubIdentity:
-    """``ORG/NAME@COMMIT`` (the 40-hex commit a push printed) as a HubIdentity; a SettingError otherwise."""
+    """``ORG/NAME@COMMIT`` (a Hub repo id and the 40-hex commit a push printed) as a HubIdentity; a SettingError
+    otherwise."""
     m = _DATASET_ID.fullmatch(text.strip())
-    if m is None:
+    if m is None or not valid_repo_id(m["name"]):
         raise SettingError("dataset_id", f"{text!r}: expected ORG/NAME@COMMIT, the Hub dataset this export was pushed "
                                          f"to and the 40-hex commit `oneruler push` printed")
     return HubIdentity(m["name"], m["revision"])

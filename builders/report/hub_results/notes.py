@@ -17,13 +17,14 @@ from ...base.text import plural
 from ...spec.leaderboards import RULER_AVG
 from ...spec.run_meta import RunMeta
 from ..report_data import Report
+from ..score.answer_room import room_of
 from .values import LeaderboardValue
 
 # the sampling of the paper's runs, as ``oneruler run`` records it (max_tokens None: the row's reserve);
 # ``extra_body`` is where a server's thinking switch goes (e.g. chat_template_kwargs.enable_thinking)
 INTERVAL = re.compile(r"95 % CI (\d+(?:\.\d+)?)–(\d+(?:\.\d+)?)")  # what ``interval_note`` writes, read back
 PAPER_SAMPLING: dict[str, Any] = {"temperature": 0.0, "top_p": None, "max_tokens": None, "reasoning_effort": None,
-                                  "stop": [], "extra_body": {}}
+                                  "stop": [], "extra_body": {}, "max_tokens_by_task": {}}
 
 
 def interval_note(value: LeaderboardValue) -> str:
@@ -90,8 +91,29 @@ def samples_note(value: LeaderboardValue) -> str:
     return f"{plural(per_config, 'example')} per config ({reference}: {samples})"
 
 
+def board_over_limit(report: Report, value: LeaderboardValue) -> tuple[int, str] | None:
+    """(rows of the leaderboard's configs whose gold answer exceeds the run's limit, the tokenizer they were counted
+    in); None when the report did not count them (scored before it did)."""
+    room = room_of(report.extra)
+    if room is None:
+        return None
+    configs = set(value.served.config_names)
+    return sum(n for c, n in (room.get("over_limit") or {}).items() if c in configs), str(room.get("tokenizer"))
+
+
+def ceiling_note(report: Report, value: LeaderboardValue) -> str:
+    """The ceiling rows that cannot be answered within the run's limit put on the value (empty: none)."""
+    found = board_over_limit(report, value)
+    cell = value.cell
+    if found is None or not found[0] or cell is None or not cell.counted:
+        return ""
+    over, tokenizer = found
+    return (f"{plural(over, 'row')} of the pool have a gold answer longer than the run's limit of new tokens (counted "
+            f"in {tokenizer} tokens), so the value can be at most {100 * (cell.counted - over) / cell.counted:.2f} %")
+
+
 def result_notes(report: Report, value: LeaderboardValue) -> str:
     """The ``notes`` of one leaderboard's entry: interval and counts, then every departure from the paper's setting."""
     parts = [interval_note(value), length_note(value), samples_note(value), generation_note(report.run),
-             scoring_note(report)]
+             ceiling_note(report, value), scoring_note(report)]
     return "; ".join(p for p in parts if p)

@@ -18,6 +18,7 @@ from ..report_data import Report
 from ..score.prediction import Prediction
 from .details import DETAILS_FILE, details_table, parquet_bytes
 from .eval_results import EVAL_RESULTS_FILE, HubIdentity, eval_results_bytes, result_entries
+from .notes import ceiling_note
 from .values import LeaderboardValue, leaderboard_values
 
 
@@ -39,14 +40,17 @@ def hub_identity(identity: DatasetIdentity | None, given: HubIdentity | None) ->
     return given
 
 
-def value_line(value: LeaderboardValue) -> str:
-    """``oneruler_8k: 63.42 % [61.20, 65.60]`` or why it has no value."""
+def value_line(value: LeaderboardValue, report: Report | None = None) -> str:
+    """``oneruler_8k: 63.42 % [61.20, 65.60]`` (and the ceiling rows that cannot fit put on it) or why it has no
+    value."""
     if not value.complete:
         return f"  {value.id}: incomplete, {value.shortfall()}"
     if value.value is None:
-        return f"  {value.id}: no value, nothing counted"
+        return f"  {value.id}: not determined (no counted row)"
     ci = value.interval
-    return f"  {value.id}: {value.value:.2f} %" + (f" [{100 * ci.low:.2f}, {100 * ci.high:.2f}]" if ci else "")
+    ceiling = ceiling_note(report, value) if report is not None else ""
+    return (f"  {value.id}: {value.value:.2f} %" + (f" [{100 * ci.low:.2f}, {100 * ci.high:.2f}]" if ci else "")
+            + (f"; {ceiling}" if ceiling else ""))
 
 
 def hub_results(report: Report, config_names: Iterable[str], predictions: dict[str, Prediction],
@@ -60,13 +64,17 @@ def hub_results(report: Report, config_names: Iterable[str], predictions: dict[s
         out.files[EVAL_RESULTS_FILE] = None
         return out
     out.lines.append("Hub leaderboards (value %, 95 % interval):")
-    out.lines += [value_line(v) for v in values]
+    out.lines += [value_line(v, report) for v in values]
     entries = result_entries(report, values, identity) if identity is not None else []
     if identity is None:
         out.lines.append("no Hub identity: the rows come from a local export that names no Hub dataset; push it and "
                          "score the Hub copy, or pass --dataset-id ORG/NAME@COMMIT; no .eval_results file")
     elif not entries:
         out.lines.append(f"no leaderboard of {identity.dataset_id} is covered in full; no .eval_results file")
+    elif not (report.dataset and report.dataset.manifest_sha256):
+        out.lines.append(f"{identity}: no manifest.json was found with the rows, so nothing can show they are that "
+                         f"dataset's; no .eval_results file (score a dataset pushed by `oneruler push`)")
+        entries = []
     if not entries:
         out.files[EVAL_RESULTS_FILE] = None
         return out

@@ -1,6 +1,7 @@
 """The report folder ``oneruler score`` writes: scores.json, scores.csv, errors.csv, examples.jsonl,
-effective_length.csv, depth.csv and the figures, each file written atomically; ``csv_bytes`` and
-``write_files`` are shared with ``oneruler compare``'s folder."""
+effective_length.csv, depth.csv and the figures, each file written atomically, all of them under the folder's
+lock (``report_lock``, which ``publish`` reads under); ``csv_bytes`` and ``write_files`` are shared with
+``oneruler compare``'s folder."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ...base.files import atomic_write_bytes
+from ...base.forked import Child, in_child, spare_core
+from ...base.locking import FolderLock
 from ..documents.examples_jsonl import example_line
 from ..documents.scores_json import ScoresDocument
 from ..report_data import Report
@@ -21,6 +24,16 @@ from ..views.summaries import disagreements
 from .plots import depth_png, language_heatmap_png
 from .ruler import LabelledRow, ruler_csv, ruler_figure
 from .tables import ERROR_HEADER
+
+
+REPORT_LOCK_WAIT_S = 120.0  # score writes a report in seconds; publish reads one in less
+
+
+def report_lock(out_dir: Path, log: Callable[[str], None] | None = None) -> FolderLock:
+    """The report folder's lock: ``score`` writes every file of a report under it and ``publish`` reads them under
+    it, so that a publication never pairs one scoring's values with another's details; each waits for the other
+    (saying so through ``log``) at most ``REPORT_LOCK_WAIT_S``."""
+    return FolderLock(out_dir, wait=REPORT_LOCK_WAIT_S, log=log, what="another oneruler command (score or publish)")
 
 
 def csv_bytes(header: list[str] | tuple[str, ...], rows: list[list[Any]]) -> bytes:
@@ -40,12 +53,36 @@ def write_files(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
     return [out_dir / name for name in files]
 
 
-def write_report(report: Report, document: ScoresDocument, effective: list[EffectiveLength], out_dir: Path) -> list[Path]:
-    """Write scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv
-    (``effective``), depth.csv, heatmap.png, ruler_table.csv and ruler.png (when the report holds RULER's rows),
-    depth.png (when the report has needles) and, strict, disagreements.jsonl."""
-    bins, depth = report_depth_cells(report)
+def heatmap_file(report: Report) -> bytes:
+    """heatmap.png: accuracy by language and length."""
     grid = heatmap(report.columns)
+    return language_heatmap_png(grid, f"Accuracy (%) on {grid.scope}" + (", strict" if report.strict else ""))
+
+
+def depth_file(report: Report) -> bytes | None:
+    """depth.png: accuracy by needle depth and length, per task (None: the report has no needles)."""
+    bins, depth = report_depth_cells(report)
+    return depth_png(depth, bins, depth_title(report, "Accuracy (%) by needle depth, languages pooled")) if depth else None
+
+
+FIGURE_MODULES = ("numpy", "matplotlib.figure", "matplotlib.backends.backend_agg", "matplotlib.colors",
+                  "matplotlib.patches")  # what drawing needs: imported once, before the children are forked
+
+
+def draw_figures(report: Report) -> dict[str, Child]:
+    """heatmap.png and depth.png, each drawn in a forked child from now on (``base/forked.py``) while the report's
+    other files are made, when a core is free for them (else when collected); ``report_files`` collects them."""
+    spare = spare_core()
+    return {"heatmap.png": in_child(lambda: heatmap_file(report), spare),
+            "depth.png": in_child(lambda: depth_file(report), spare)}
+
+
+def report_files(report: Report, document: ScoresDocument, effective: list[EffectiveLength],
+                 figures: dict[str, Child] | None = None) -> dict[str, bytes]:
+    """scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv (``effective``),
+    depth.csv, heatmap.png, depth.png (when the report has needles), ruler_table.csv and ruler.png (when it holds
+    RULER's rows) and, strict, disagreements.jsonl; the figures those ``draw_figures`` started, else drawn here."""
+    _, depth = report_depth_cells(report)
     graded = any(g.graded for g in document.groups)
     header = document.groups[0].csv_header(report.strict, graded) if document.groups else []
     files = {
@@ -56,18 +93,17 @@ def write_report(report: Report, document: ScoresDocument, effective: list[Effec
         "examples.jsonl": "".join(example_line(r, report.strict) for r in report.records).encode("utf-8"),
         "effective_length.csv": csv_bytes(EffectiveLength.HEADER, [r.csv_row() for r in effective]),
         "depth.csv": csv_bytes(DepthCell.HEADER, [c.csv_row() for c in depth]),
-        "heatmap.png": language_heatmap_png(grid, f"Accuracy (%) on {grid.scope}"
-                                            + (", strict" if report.strict else "")),
     }
+    drawn = {"heatmap.png": figures["heatmap.png"].result() if figures else heatmap_file(report),
+             "depth.png": figures["depth.png"].result() if figures else depth_file(report)}
+    files.update({name: data for name, data in drawn.items() if data is not None})
     if document.ruler_table:
         rows = [LabelledRow(None, row) for row in document.ruler_table]
         files["ruler_table.csv"] = csv_bytes(*ruler_csv(rows))
         files["ruler.png"] = ruler_figure(rows, (), "RULER's score (%) by length, mean of its 13 tasks, 95 % bands",
                                           ranked=False)
-    if depth:
-        files["depth.png"] = depth_png(depth, bins, depth_title(report, "Accuracy (%) by needle depth, languages pooled"))
     if report.strict:
         files["disagreements.jsonl"] = "".join(
             json.dumps(d, ensure_ascii=False) + "\n" for d in disagreements(report.scored)
         ).encode("utf-8", "backslashreplace")
-    return write_files(out_dir, files)
+    return files

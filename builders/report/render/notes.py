@@ -9,6 +9,7 @@ from typing import Iterable
 from ...scoring import get_rule
 from ...spec.tasks import FAMILIES
 from ..documents.scores_json import ScoresDocument
+from ..score.answer_room import AnswerRoom
 from ..report_data import Report
 from ..views.depth import FALLBACK
 from ..views.summaries import disagreements
@@ -99,4 +100,29 @@ def _empty_notes(document: ScoresDocument) -> list[str]:
     if any(g.truncated for g in empty):
         lines.append("  outputs cut at the token limit: rerun with a larger --max-tokens (`oneruler run`), "
                      "or score the cut text with --truncated score")
+    return lines
+
+
+ROOM_SHOWN = 8  # configs listed in the console (every one is in scores.csv's over_limit)
+
+
+def room_lines(room: AnswerRoom) -> list[str]:
+    """The configs with rows whose gold answer is longer than the run allowed, worst first: the ceiling each puts
+    on the accuracy (nothing when every answer fits)."""
+    if room.unavailable:
+        return [f"answer room: not counted: {room.unavailable}; set TIKTOKEN_CACHE_DIR to a folder holding it"]
+    over = {c: n for c, n in room.over.items() if n}
+    if not over:
+        return []
+    worst = sorted(over, key=lambda c: (-over[c] / room.rows[c], c))
+    lines = [f"answer room: {plural(sum(over.values()), 'row')} in {plural(len(over), 'config')} have a gold answer "
+             f"longer than the run's limit of new tokens (counted in {room.tokenizer} tokens): they cannot be answered "
+             f"right; `oneruler run --max-tokens cwe=200` gives CWE rows room (per config: scores.csv's over_limit)"]
+    for c in worst[:ROOM_SHOWN]:
+        low, high = room.limits[c]
+        limit = f"{low}" if low == high else f"{low}–{high}"
+        lines.append(f"  {c}: {over[c]} of {room.rows[c]} rows over {limit} tokens, so at most "
+                     f"{100 * (room.rows[c] - over[c]) / room.rows[c]:.1f} % can be right")
+    if len(worst) > ROOM_SHOWN:
+        lines.append(f"  … and {plural(len(worst) - ROOM_SHOWN, 'more config')}")
     return lines

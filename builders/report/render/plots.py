@@ -224,7 +224,8 @@ def group_curves_png(lengths: list[str], curves: dict[str, list], model: str) ->
         ax.set_ylabel("accuracy (%), all tasks")
         ax.set_title(wrap_title(f"{model}: by {what} (bands: 95 % intervals)", 4.5), fontsize=10)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower left")
+        if ax.get_legend_handles_labels()[0]:  # no curve: no counted row in any group (no empty legend, no warning)
+            ax.legend(fontsize=8, loc="lower left")
     return _png(fig)
 
 
@@ -237,7 +238,7 @@ def none_errors_figure(languages: list[str], counts: dict[str, list[int]], scope
     """The figure of ``none_errors_png``."""
     import numpy as np
 
-    width = max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2)
+    width = min(16.0, max(6.0, 0.45 * len(languages) * max(1, len(counts)) ** 0.5 + 2))  # 26 languages x 5 models: 16
     fig = _figure(width, 4)
     ax = fig.add_subplot()
     bar = 0.8 / max(1, len(counts))

@@ -20,6 +20,7 @@ from ...spec.ids import check_id, config_of
 from ...spec.prediction_line import UNSCORED_STATUSES, PredictionLine
 from .inspect_log import is_inspect_log, read_inspect_log
 from .prediction import Prediction
+from .sniff import EXPECTED, what_it_is
 
 LM_EVAL_SAMPLE_KEYS = ("doc_id", "doc", "filtered_resps")
 
@@ -71,6 +72,9 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
     path = Path(path)
     if not path.is_file():
         raise OneRulerError(f"predictions file not found: {path}")
+    said = what_it_is(path)
+    if said is not None:
+        raise OneRulerError(f"{path} is {said}; {EXPECTED}")
     if is_inspect_log(path):
         return read_inspect_log(path)
     predictions: dict[str, Prediction] = {}
@@ -89,6 +93,9 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
                 problems.append(f"line {number}: duplicate id {pred.id!r} (first on line {first.line})")
                 continue
             predictions[pred.id] = pred
+    if problems and not predictions:  # not one line read: the file is something else, said once
+        raise OneRulerError(f"{path} is not a predictions file: none of its {len(problems)} non-empty line(s) is one "
+                            f"({problems[0]}); {EXPECTED}")
     if problems:
         raise problems_error(problems, f"problem(s) in {path}")
     if not predictions:

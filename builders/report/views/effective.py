@@ -7,7 +7,8 @@ model's own accuracy at its shortest length (NoLiMa). Each also in a conservativ
 compares the interval's lower bound instead of the accuracy ("≥ L with 95 % confidence").
 ``<8k``: not even the shortest length reached; ``≥128k``: every length reached, the longest held.
 With one length the relative rule compares that length with itself: it is ``not determined (one
-length)``.
+length)``; a length without a counted row (every NIAH answer cut and dropped, say) makes the rule
+``not determined (no counted row)`` wherever it would read that length.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .grouping import niah_scope
 RELATIVE_SHARE = 0.85  # NoLiMa: 85 % of the base score
 ALL_LANGUAGES = "all languages"
 ONE_LENGTH = "not determined (one length)"
+NO_ROWS = "not determined (no counted row)"
 
 
 @dataclass(frozen=True)
@@ -45,10 +47,14 @@ class EffectiveLength:
 
 
 def reach(lengths: Sequence[int], values: Sequence[float | None], threshold: float) -> str:
-    """The longest length whose value and every shorter one's are >= threshold: ``32k``, ``<8k`` or ``≥128k``."""
+    """The longest length whose value and every shorter one's are >= threshold: ``32k``, ``<8k`` or ``≥128k``; a length
+    with no counted row met before the rule fails leaves it ``not determined (no counted row)`` (``… at 64k)`` when
+    shorter lengths held): no conclusion is drawn from rows that were not counted."""
     reached = None
     for length, value in zip(lengths, values):
-        if value is None or value < threshold - 1e-12:
+        if value is None:
+            return NO_ROWS if reached is None else f"{NO_ROWS[:-1]} at {render_length(length)})"
+        if value < threshold - 1e-12:
             break
         reached = length
     if reached is None:
@@ -81,6 +87,8 @@ def scope_effective_lengths(scope: str, tasks: str, by_length: dict[int, Cell], 
     base = points[0]
     if len(lengths) == 1:
         out.append(EffectiveLength(scope, tasks, "relative", None, ONE_LENGTH, ONE_LENGTH, text))
+    elif base is None:
+        out.append(EffectiveLength(scope, tasks, "relative", None, NO_ROWS, NO_ROWS, text))
     elif base:
         relative = RELATIVE_SHARE * base
         out.append(EffectiveLength(scope, tasks, "relative", round(100 * relative, 2), reach(lengths, points, relative),

@@ -35,7 +35,7 @@ ENDPOINTS = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
 
 def request_body(row: RunRow, model: str, api: str, sampling: SamplingSettings) -> dict[str, Any]:
     """The body ``oneruler run`` would POST for ``row`` (``extra_body`` merged in as the client merges it)."""
-    kwargs = sampling.request_kwargs(row.reserve, api)
+    kwargs = sampling.request_kwargs(row.reserve, api, row.task)
     extra = kwargs.pop("extra_body", {})
     prompt = {"messages": [{"role": "user", "content": row.input}]} if api == "chat" else {"prompt": row.input}
     return {"model": model, **prompt, **kwargs, **extra}

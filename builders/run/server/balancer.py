@@ -49,6 +49,11 @@ class Server:
         """The requests it works on at once, if it said (for the words of a timeout)."""
         return self.known.facts.slots if self.known is not None else None
 
+    @property
+    def capacity_error(self) -> str | None:
+        """The text of its answer when its shared cache is full (None: it has none, or said nothing)."""
+        return self.known.facts.capacity_error if self.known is not None else None
+
     def record(self) -> ServerRecord:
         """What the meta records of this server."""
         return ServerRecord.of(base_url=self.url, answered=self.answered, failed=self.failed,
@@ -106,7 +111,8 @@ class ServerBalancer:
             failover = len(self.live()) > 1
             server.in_flight += 1
             try:
-                done = await server.client.complete(prompt, kwargs, failover=failover, slots=server.slots)
+                done = await server.client.complete(prompt, kwargs, failover=failover, slots=server.slots,
+                                                    capacity=server.capacity_error)
             finally:
                 server.in_flight -= 1
             if not done.unreachable:

@@ -16,15 +16,14 @@ every request, the URL shown (``shown``) has neither, and error texts are scrubb
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import re
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ...base.errors import OneRulerError, named_setting
+from ...base.retry import RetryPolicy, retry_after_seconds
 from ...scoring import split_reasoning
-from ..request_settings import RetryPolicy
 from ..settings import LOAD_TIMEOUT_S
 from .answers import AnswerParts, BadAnswer, ModelList, StreamReader, answer_parts, model_list, parse_json
 from .secrets import BaseAddress, redact
@@ -50,6 +49,7 @@ class Completion:
     unreachable: bool = False  # the connection failed (refused, reset): the server may be down
     wait_s: float | None = None  # streamed: seconds until the server started answering (its queue included)
     notes: tuple[str, ...] = ()  # what the answer lacked or held that is not text (``answers.NO_FINISH``, ...)
+    over_capacity: bool = False  # the server said its shared cache is full (``capacity.py``): resend, do not fail
 
 
 class RetryableError(Exception):
@@ -69,30 +69,6 @@ def split_answer(content: str | None, reasoning: str | None) -> tuple[str, str |
     thought, answer = split_reasoning(content or "")
     parts = [p for p in (reasoning, thought) if p]
     return answer, "\n".join(parts) if parts else None
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` of a response, in seconds."""
-    if headers is None:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return float(millis) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):  # neither seconds nor an HTTP date: fall back to our own backoff
-        return None
-    return max(0.0, parsed.timestamp() - time.time())
 
 
 class ServerClient:
@@ -172,11 +148,13 @@ class ServerClient:
         return isinstance(exc, self.openai.APIConnectionError) and not isinstance(exc, self.openai.APITimeoutError)
 
     async def complete(self, prompt: str, kwargs: dict[str, Any], failover: bool = False,
-                       slots: int | None = None) -> Completion:
+                       slots: int | None = None, capacity: str | None = None) -> Completion:
         """One row, tried up to ``retry.attempts`` times; a failure comes back as a Completion with ``error``.
 
         ``failover``: other servers can take the row, so a connection that fails outright is not
         retried here but returned at once (``unreachable``). ``slots``: as for ``describe``.
+        ``capacity``: the text of the server's answer when its shared cache is full; such an answer
+        comes back at once, ``over_capacity`` (the sender resends it with fewer in flight).
         Whatever the server answers, this returns: nothing it sends can fail another row.
         """
         for attempt in range(self.retry.attempts):
@@ -186,11 +164,13 @@ class ServerClient:
                 answer, reasoning = split_answer(parts.content, parts.reasoning)
             except Exception as exc:  # noqa: BLE001 - every failure is classified, none escapes
                 why = self.classify(exc, slots)
+                said = self.describe(exc, slots)
+                if capacity and capacity in said:
+                    return Completion(None, None, None, None, None, said, attempt + 1, over_capacity=True)
                 if failover and self.unreachable(exc):
-                    return Completion(None, None, None, None, None, self.describe(exc, slots), attempt + 1,
-                                      unreachable=True)
+                    return Completion(None, None, None, None, None, said, attempt + 1, unreachable=True)
                 if not isinstance(why, RetryableError):
-                    return Completion(None, None, None, None, None, self.describe(exc, slots), attempt + 1)
+                    return Completion(None, None, None, None, None, said, attempt + 1)
                 if attempt + 1 == self.retry.attempts:
                     return Completion(None, None, None, None, None, f"{why} (gave up after {self.retry.attempts} tries)",
                                       attempt + 1, unreachable=self.unreachable(exc))

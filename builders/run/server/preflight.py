@@ -59,7 +59,37 @@ class Preflight:
         size = f"{self.window.size:,}" if self.window.size else "unknown"
         cap = f", prompts at most {self.window.prompt_limit:,}" if self.window.prompt_limit else ""
         slots = f"; {self.server.slots} parallel slot(s)" if self.server is not None and self.server.slots else ""
+        if self.server is not None and self.server.shared_cache:
+            slots += f" sharing one {self.server.shared_cache:,}-token KV cache ({self.server.shared_source})"
         return f"server: {software}window {size}{cap} ({self.window.source}){slots}; prompts counted with {self.method}"
+
+    def largest(self, n: int) -> list[int]:
+        """The ``n`` largest requests (prompt + max new tokens) among the rows that fit, largest first."""
+        return sorted((c + self.new_tokens[i] for i, c in self.counts.items() if self.fits(i)), reverse=True)[:n]
+
+    def together(self) -> int | None:
+        """How many requests one server can work on at once: its slots, or, when they share one cache, as many of
+        the largest requests as fit it together (at least 1); None when it does not say its slots."""
+        server = self.server
+        if server is None or not server.slots:
+            return None
+        if not server.shared_cache:
+            return server.slots
+        largest, total, fitting = self.largest(server.slots), 0, 0
+        for size in largest:
+            if total + size > server.shared_cache:
+                break
+            total, fitting = total + size, fitting + 1
+        return server.slots if fitting == len(largest) else max(1, fitting)
+
+    def more_at_once(self) -> str:
+        """What would let a server whose slots share one cache work on all its slots at once (the dialect's words)."""
+        server = self.server
+        if server is None or not server.shared_cache or not server.slots:
+            return ""
+        largest = self.largest(server.slots)
+        return server.more_at_once.format(together=sum(largest), slots=server.slots, window=self.window.size,
+                                          separate=server.slots * (self.window.size or 0))
 
     def refusal(self) -> OneRulerError:
         """The error of a run that cannot start: how many rows, the worst, the window."""
@@ -92,7 +122,7 @@ async def preflight(balancer: ServerBalancer | None, refs: list[RowRef], prompts
     import openai
 
     window, warnings = await servers_window(balancer, max_model_len, offline_ok)
-    new_tokens = {r.id: sampling.new_tokens(r.reserve) for r in refs}
+    new_tokens = {r.id: sampling.new_tokens(r.reserve, r.task) for r in refs}
     server = balancer.first if balancer is not None and any(s.known for s in balancer.servers) else None
     known = server.known if server is not None else None
     facts = known.facts if known is not None else None

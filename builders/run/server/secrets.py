@@ -3,9 +3,9 @@
 A base URL may carry credentials: user info (``http://user:password@host/v1``, a gateway's Basic
 credential) and query values (``?token=...``, ``?api-version=...``). ``BaseAddress`` splits it into
 what the client joins endpoint paths to (scheme, host, port, path), the query (sent with every
-request, endpoint paths and dialect probes included) and the user info. ``public_url`` is the one
-way a URL is shown or stored: user info and every query value become ``***``. ``redact`` takes
-every secret out of a text a server sent back (the API key, the password, the Basic credential as
+request, endpoint paths and dialect probes included) and the user info. ``public_url`` (``base/redact.py``,
+the one redaction every command uses) is the one way a URL is shown or stored: user info and every query
+value become ``***``. ``redact`` takes every secret out of a text a server sent back (the API key, the password, the Basic credential as
 sent, query values).
 
 Which credential is sent: an ``Authorization`` header holds one. Given a URL with user info, httpx
@@ -22,40 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 from ...base.errors import SettingError
-
-HIDDEN = "***"
-MIN_QUERY_SECRET = 4  # query values shorter than this are not scrubbed from texts (``v=1`` would garble every "1")
-
-
-def _host(parts) -> str:
-    """``host[:port]`` of a split URL (IPv6 hosts bracketed); a port that is not a number is kept as written."""
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:  # not a number: shown as written, the client will say what is wrong with it
-        return parts.netloc.rpartition("@")[2]
-    return host + (f":{port}" if port else "")
-
-
-def public_url(url: str) -> str:
-    """``url`` as it may be shown or stored: user info and every query value as ``***``, no fragment."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:  # e.g. an unclosed IPv6 bracket: nothing of it is shown
-        return "(a URL that cannot be read)"
-    netloc = (f"{HIDDEN}@" if "@" in parts.netloc else "") + _host(parts)
-    query = "&".join(f"{quote(name, safe='')}={HIDDEN}" for name, _ in parse_qsl(parts.query, keep_blank_values=True))
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
-def redact(text: str, *secrets: str | None) -> str:
-    """``text`` with every occurrence of each secret replaced by ``***`` (longest first: one may contain another)."""
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, HIDDEN)
-    return text
-
+from ...base.redact import MIN_QUERY_SECRET, host_of, public_url, redact  # noqa: F401 - public_url, redact: re-exported
 
 @dataclass(frozen=True)
 class BaseAddress:
@@ -79,7 +46,7 @@ class BaseAddress:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise SettingError("base_urls", f"{shown} is not an http:// or https:// URL with a host; give one such as "
                                             f"http://localhost:8000/v1")
-        url = urlunsplit((parts.scheme, _host(parts), parts.path.rstrip("/"), "", ""))
+        url = urlunsplit((parts.scheme, host_of(given.strip()), parts.path.rstrip("/"), "", ""))
         user = unquote(parts.username) if parts.username is not None else None
         password = unquote(parts.password) if parts.password is not None else None
         return cls(url, tuple(parse_qsl(parts.query, keep_blank_values=True)), user, password, shown)

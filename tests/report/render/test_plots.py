@@ -69,3 +69,10 @@ def test_none_errors_with_nothing_to_show_keeps_a_positive_axis():
     assert any("no \"none\" answer" in t.get_text() for t in ax.texts)
     busy = none_errors_figure(["de", "pl"], {"model-a": [3, 7]}, "S-NIAH at 64k").axes[0]
     assert busy.get_ylim()[1] >= 7 and not busy.texts
+
+
+def test_the_none_errors_figure_stays_readable_with_every_language_and_many_models():
+    languages = [f"l{i}" for i in range(26)]
+    figure = none_errors_figure(languages, {f"model{m}": [m] * 26 for m in range(5)}, "S-NIAH at 64k, 128k")
+    assert figure.get_figwidth() == 16.0  # was 28 inches: every label a speck once shown
+    assert none_errors_figure(["pl"], {"a": [0]}, "S-NIAH at 8k").get_figwidth() == 6.0

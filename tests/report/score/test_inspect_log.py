@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from inspect_ai import Task
@@ -152,15 +153,92 @@ def test_a_log_of_a_hub_dataset_is_scored_at_the_commit_it_read(tmp_path, source
         commit = state.head("dataset", repo)
         assert oneruler(["push", str(exports[1]), "--repo-id", repo], env, tmp_path).returncode == 0
         assert state.head("dataset", repo) != commit
+        saved = dict(OUTPUTS)
         OUTPUTS.update({i: (None, value, "stop") for i, value in first.items()})
         try:
             log = write_log(tmp_path, ids=sorted(first), metadata={"dataset": {"name": repo, "revision": commit}})
-        finally:
-            for ident in first:
-                del OUTPUTS[ident]
+        finally:  # the same ids as the module's own outputs: put those back
+            OUTPUTS.clear()
+            OUTPUTS.update(saved)
         assert logged_dataset(log).revision == commit
         scored = oneruler(["score", str(log), "--dataset", repo, "--out", str(tmp_path / "report")], env, tmp_path)
     assert scored.returncode == 0, scored.stderr[-3000:]
     scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
     assert scores["dataset"]["revision"] == commit and scores["overall"]["accuracy"] == 1.0
     assert logged_dataset(tmp_path / "report" / "scores.json") is None  # not a log: nothing recorded
+
+
+def edited_json_log(tmp_path, name: str, edit) -> Path:
+    """A JSON log Inspect wrote, with ``edit(document)`` applied (what a hand or another tool did to it)."""
+    source = write_log(tmp_path / name, log_format="json")
+    document = json.loads(source.read_text(encoding="utf-8"))
+    edit(document)
+    target = tmp_path / f"{name}.json"
+    target.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return target
+
+
+def test_a_one_line_json_log_is_a_log(tmp_path):  # issue 36, case 11
+    pretty = write_log(tmp_path, log_format="json")
+    one_line = tmp_path / "one-line.json"
+    one_line.write_text(json.dumps(json.loads(pretty.read_text(encoding="utf-8"))), encoding="utf-8")
+    predictions = read_predictions(one_line)
+    assert {i: (p.prediction, p.finish_reason, p.status) for i, p in predictions.items()} == EXPECTED
+
+
+def test_duplicate_or_edited_sample_ids_are_refused(tmp_path):  # issue 36, cases 11, 12
+    def duplicate(document):
+        document["samples"][1]["id"] = document["samples"][0]["id"]
+
+    with pytest.raises(OneRulerError, match=r"1 problem\(s\) in .*:\n  sample id '[^']+' is listed by the "
+                                            r"log but has no sample of its own \(was the log edited\?\)"):
+        read_predictions(edited_json_log(tmp_path, "dup", duplicate))
+
+    def renamed(document):
+        for sample in document["samples"]:
+            sample["id"] = sample["id"].replace("en_", "xx_")
+
+    with pytest.raises(OneRulerError, match=r"5 problem\(s\) in .*:\n  sample id '[^']+' is listed by the log but "
+                                            r"has no sample of its own"):
+        read_predictions(edited_json_log(tmp_path, "renamed", renamed))
+
+    def renamed_unfinished(document):
+        renamed(document)
+        document["status"] = "cancelled"
+
+    with pytest.raises(OneRulerError, match=r"lists 5 sample\(s\) but none can be read: their ids do not match the "
+                                            r"log's own summaries \(was the log edited\?\)"):
+        read_predictions(edited_json_log(tmp_path, "renamed-cancelled", renamed_unfinished))
+
+
+def test_the_run_a_log_records_reaches_the_report_and_an_unfinished_log_is_partial(tmp_path):  # issue 36, case 12
+    from builders.report.hub_results.eval_results import run_date
+    from builders.report.hub_results.notes import generation_note
+    from builders.report.score.inspect_log import logged_run
+
+    def with_max_tokens(document):
+        document["eval"]["task_args"] = {"max_tokens": 300}
+
+    log = edited_json_log(tmp_path, "limited", with_max_tokens)
+    run = logged_run(log)
+    assert generation_note(run) == "generation max_tokens=300 (the paper: greedy, at most the row's reserve of new tokens)"
+    assert run_date(run) is not None and run.model == "mockllm/model"
+    niah = [make_row("en_s_niah_8k", i, "s_niah", "en", "en", 8000, ["4817290"], [("key", "4817290", 50, 50.0)])
+            for i in range(3)]
+    cwe = [make_row("en_cwe_easy_8k", i, "cwe_easy", "en", "en", 8000, ["alpha"] * 10) for i in range(3)]
+    export = write_export(tmp_path / "export", {"en_s_niah_8k": niah, "en_cwe_easy_8k": cwe})
+    scored = run_cli(["score", str(log), "--dataset", str(export), "--out", str(tmp_path / "r1"), "--allow-partial"])
+    assert scored.exit_code == 0, scored.output
+    recorded = json.loads((tmp_path / "r1" / "scores.json").read_text(encoding="utf-8"))["run"]
+    assert recorded["sampling"]["max_tokens"] == 300 and recorded["ended_at"] == run.ended_at
+
+    def cancelled(document):
+        document["status"] = "cancelled"
+
+    stopped = edited_json_log(tmp_path, "stopped", cancelled)
+    refused = run_cli(["score", str(stopped), "--dataset", str(export), "--out", str(tmp_path / "r2")])
+    assert refused.exit_code == 1 and "the Inspect log's status is 'cancelled', not 'success': its run did not " \
+                                      "finish" in refused.output and "pass --allow-partial" in refused.output
+    allowed = run_cli(["score", str(stopped), "--dataset", str(export), "--out", str(tmp_path / "r3"),
+                       "--allow-partial"])
+    assert allowed.exit_code == 0 and "note: " in allowed.output and "status is 'cancelled'" in allowed.output

@@ -89,4 +89,4 @@ def test_an_unknown_repo_is_one_error_line(hub_export, tmp_path):
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot open dataset 'my-org/no-such-repo' at revision main")
-    assert "Repository Not Found" in lines[0] and token not in res.stderr + res.stdout
+    assert "the Hub has no dataset 'my-org/no-such-repo'" in lines[0] and token not in res.stderr + res.stdout

@@ -73,7 +73,9 @@ def test_threshold_option_and_printed_table(report):
 
 @pytest.mark.parametrize("values, expected", [
     ([0.9, 0.9, 0.8, 0.9], "32k"),  # a later recovery does not count: every shorter length must hold
-    ([0.8, 0.9, 0.9, 0.9], "<8k"), ([0.9] * 4, "≥128k"), ([0.856, 0.86, None, 0.9], "32k"),
+    ([0.8, 0.9, 0.9, 0.9], "<8k"), ([0.9] * 4, "≥128k"), ([0.9, 0.5, None, 0.9], "8k"),
+    ([0.856, 0.86, None, 0.9], "not determined (no counted row at 64k)"),  # issue 36: no conclusion without rows
+    ([None, None, None, None], "not determined (no counted row)"), ([None, 0.9, 0.9, 0.9], "not determined (no counted row)"),
 ])
 def test_reach(values, expected):
     assert reach([8000, 32000, 64000, 128000], values, 0.856) == expected
@@ -114,3 +116,20 @@ def test_a_2k_run_uses_its_2k_rows_and_every_length_in_order(tmp_path):
     assert absolute["accuracy_by_length"].split("; ")[0].startswith("2k 100.0")
     assert [part.split()[0] for part in absolute["accuracy_by_length"].split("; ")] == ["2k", "8k", "16k"]
     assert (absolute["effective_length"], relative["effective_length"]) == ("8k", "8k")  # 90 % holds, 60 % does not
+
+
+def test_no_counted_row_is_no_conclusion(tmp_path):  # issue 36: every NIAH answer cut at the limit and dropped
+    configs, preds = {}, []
+    for length in (4000, 8000):
+        config = f"en_s_niah_{length // 1000}k"
+        configs[config] = [make_row(config, i, "s_niah", "en", "en", length, ["4817290"], [("k", "4817290", 50)])
+                           for i in range(5)]
+        preds += [{"id": r["id"], "prediction": "48172", "finish_reason": "length"} for r in configs[config]]
+    folder = score_folder(write_export(tmp_path / "export", configs), preds, tmp_path / "cut", model="cut")
+    table = lines(folder)
+    for scope in ("all tasks", "NIAH tasks"):
+        for rule in ("absolute", "relative"):
+            row = table[("all languages", scope, rule)]
+            assert row["effective_length"] == row["effective_length_conservative"] == "not determined (no counted row)"
+    result = run_cli(["compare", folder, "--out", tmp_path / "cmp"])
+    assert "NIAH tasks  absolute    not determined (no counted row)\n" in result.output

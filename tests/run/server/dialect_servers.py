@@ -8,6 +8,12 @@ endpoints and field names, from its documented responses:
   ``llamacpp``, ``meta.n_ctx_train``), ``POST /apply-template`` ``{"messages"}`` → ``{"prompt"}``,
   ``POST /tokenize`` ``{"content", "add_special"}`` → ``{"tokens"}``; a prompt over ``n_ctx`` is
   refused with HTTP 400. The template is Gemma's (``<start_of_turn>user ...``), BOS one token.
+  ``GET /slots`` lists the slots, each with ``n_ctx`` (``server-context.cpp``: ``id``, ``n_ctx``,
+  ``speculative``, ``is_processing``; HTTP 501 when started with ``--no-slots``). ``unified``: the
+  slots share one KV cache of ``n_ctx`` tokens (the default of ``llama-server`` without
+  ``--parallel``: 4 slots, ``kv_unified = 'true'``); requests in flight whose prompts and max new
+  tokens overflow it together are *all* answered HTTP 500 ``Context size has been exceeded.``, as
+  ``update_slots`` fails every slot that is processing.
 - Ollama (``docs/api.md``, ``api/types.go``, v0.33.0): ``GET /api/version``, ``POST /api/show``
   (``parameters``, ``model_info["<arch>.context_length"]``), ``GET /api/ps`` (``context_length``
   of loaded models), ``POST /api/generate`` without a prompt loads the model; ``/v1/models`` cards
@@ -26,7 +32,11 @@ Tokens are cl100k_base's, as in the vLLM stand-in; each kind's chat template add
 
 from __future__ import annotations
 
+import threading
+
 from openai_server import BOS_TOKENS, Handler, ServerState
+
+HOLD_S = 20.0  # how long a held completion waits for the others (a bound, never reached when the client sends them)
 
 GEMMA_TEMPLATE = "<start_of_turn>user\n{content}<end_of_turn>\n<start_of_turn>model\n"
 
@@ -35,9 +45,18 @@ class DialectState(ServerState):
     """A served model as one kind of server shows it (``kind``: llama.cpp, ollama, tgi, sglang, openai)."""
 
     def __init__(self, kind: str, model: str = "test-model", window: int | None = 7990, slots: int = 1,
-                 max_input_tokens: int | None = None, num_ctx_in_modelfile: bool = False):
+                 max_input_tokens: int | None = None, num_ctx_in_modelfile: bool = False, unified: bool = False,
+                 slots_endpoint: bool = True):
         super().__init__(model=model, max_model_len=window)
         self.kind, self.window, self.slots = kind, window, slots
+        self.unified, self.slots_endpoint = unified, slots_endpoint
+        self.cache: dict[int, int] = {}  # llama.cpp, unified: request in flight → its tokens in the shared cache
+        self.overflowed: set[int] = set()  # requests in flight the shared cache could not hold
+        self.overflows = 0  # how often the cache overflowed
+        self.most_in_flight = 0  # the most completion requests in flight at once
+        self.tickets = iter(range(1 << 62))
+        self.hold_first = 0  # the first N completions wait (at most HOLD_S) until all N are in flight together
+        self.arrived = threading.Condition()
         self.max_input_tokens = max_input_tokens if max_input_tokens is not None else (window or 0) - 1
         self.num_ctx_in_modelfile = num_ctx_in_modelfile
         self.loaded = False  # Ollama: whether the model is in memory (GET /api/ps lists it)
@@ -63,7 +82,11 @@ class DialectHandler(Handler):
 
     def do_GET(self):
         state: DialectState = self.server.state
-        route = {("llama.cpp", "/props"): self._props, ("ollama", "/api/version"): lambda: {"version": "0.33.0"},
+        if (state.kind, self.path, state.slots_endpoint) == ("llama.cpp", "/slots", False):
+            self._record(None)
+            return self._json(501, {"error": {"code": 501, "message": "This server does not support slots endpoint. "
+                                              "Start it with `--slots`", "type": "not_supported_error"}})
+        route = {("llama.cpp", "/props"): self._props, ("llama.cpp", "/slots"): self._slots, ("ollama", "/api/version"): lambda: {"version": "0.33.0"},
                  ("ollama", "/api/ps"): self._ps, ("tgi", "/info"): self._info,
                  ("sglang", "/get_model_info"): lambda: {"model_path": f"/models/{state.model}", "is_generation": True},
                  }.get((state.kind, self.path))
@@ -77,6 +100,8 @@ class DialectHandler(Handler):
 
     def do_POST(self):
         state: DialectState = self.server.state
+        if state.kind == "llama.cpp" and self.path in ("/v1/chat/completions", "/v1/completions"):
+            return self._in_shared_cache()
         route = {("llama.cpp", "/apply-template"): self._apply_template, ("llama.cpp", "/tokenize"): self._llama_tokenize,
                  ("ollama", "/api/show"): self._show, ("ollama", "/api/generate"): self._load,
                  ("tgi", "/chat_tokenize"): self._chat_tokenize, ("tgi", "/tokenize"): self._tgi_tokenize,
@@ -86,6 +111,47 @@ class DialectHandler(Handler):
         body = self._body()
         self._record(body)
         return self._json(200, route(body))
+
+    def _in_shared_cache(self) -> None:
+        """A llama.cpp completion: held in the cache while it is worked on (the stand-in's delay); with a unified
+        cache, every request in flight is answered HTTP 500 once they overflow it together."""
+        state: DialectState = self.server.state
+        body = self._read = super()._body()  # read once here; the base routes get it from ``_body``
+        with state.lock:
+            ticket = next(state.tickets)
+        if body is not None:
+            chat = self.path == "/v1/chat/completions"
+            need = state.prompt_tokens(body, chat) + (body.get("max_tokens") or body.get("max_completion_tokens") or 16)
+            with state.lock:
+                state.cache[ticket] = need
+                state.most_in_flight = max(state.most_in_flight, len(state.cache))
+                if state.unified and state.window and sum(state.cache.values()) > state.window:
+                    state.overflows += 1
+                    state.overflowed.update(state.cache)
+        self._ticket = ticket
+        with state.arrived:
+            state.arrived.notify_all()
+            if ticket < state.hold_first:  # makes the overlap certain, whatever the machine's load
+                state.arrived.wait_for(lambda: len(state.cache) >= state.hold_first or state.released.is_set(), HOLD_S)
+        try:
+            super().do_POST()
+        finally:  # one handler serves every request of a kept-alive connection
+            del self._read, self._ticket
+            with state.lock:
+                state.cache.pop(ticket, None)
+                state.overflowed.discard(ticket)
+
+    def _body(self) -> dict | None:
+        return self._read if hasattr(self, "_read") else super()._body()
+
+    def _complete(self, body: dict, chat: bool, row: str | None) -> None:
+        state: DialectState = self.server.state
+        with state.lock:
+            over = getattr(self, "_ticket", None) in state.overflowed
+        if over:  # llama.cpp's error object (format_error_response, ERROR_TYPE_SERVER)
+            return self._json(500, {"error": {"code": 500, "message": "Context size has been exceeded.",
+                                              "type": "server_error"}})
+        return super()._complete(body, chat, row)
 
     # ------------------------------------------------------------------ GET answers
 
@@ -109,6 +175,11 @@ class DialectHandler(Handler):
         return {"default_generation_settings": {"n_ctx": state.window, "params": {"n_predict": -1}},
                 "total_slots": state.slots, "model_path": f"{state.model}.gguf", "chat_template": "gemma",
                 "bos_token": "<bos>", "build_info": "b0-unknown"}
+
+    def _slots(self) -> list:
+        state: DialectState = self.server.state
+        return [{"id": i, "n_ctx": state.window, "speculative": False, "is_processing": False}
+                for i in range(state.slots)]
 
     def _ps(self) -> dict:
         state: DialectState = self.server.state

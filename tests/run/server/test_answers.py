@@ -15,7 +15,8 @@ from openai_server import Fault, ServerState, running_server
 from run_fixtures import small_export
 
 from builders.cli import cli
-from builders.run.request_settings import RetryPolicy, SamplingSettings
+from builders.base.retry import RetryPolicy
+from builders.run.request_settings import SamplingSettings
 from builders.run.server.answers import (NO_FINISH, NOT_TEXT, BadAnswer, StreamReader, answer_parts, model_list,
                                          parse_json)
 from builders.run.server.client import ServerClient

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 from openai_server import Fault, Reply, ServerState
 
-from builders.run.request_settings import RetryPolicy, SamplingSettings
+from builders.base.retry import RetryPolicy
+from builders.run.request_settings import SamplingSettings
 from builders.run.server.client import ServerClient, retry_after_seconds, split_answer
 from builders.run.server.dialects.vllm import Vllm
 from builders.run.server.probe import ServerProbe

@@ -10,7 +10,7 @@ from openai_server import ServerState, running_server
 
 from builders.base.errors import OneRulerError
 from builders.cli.handler import flag_of
-from builders.run.request_settings import RetryPolicy
+from builders.base.retry import RetryPolicy
 from builders.run.server.client import ServerClient
 from builders.run.server.probe import ServerProbe
 

@@ -27,6 +27,10 @@ class ServerFacts:
     window_source: str
     prompt_limit: int | None = None  # a cap on the prompt alone (TGI's max_input_tokens)
     slots: int | None = None  # requests it works on at once (llama.cpp's total_slots); None: not said
+    shared_cache: int | None = None  # tokens its slots hold together (one KV cache shared by all); None: each its own
+    shared_source: str = ""  # how the shared cache was learnt, for the preflight line
+    more_at_once: str = ""  # how to hold more requests at once ({together}, {separate}, {slots}, {window})
+    capacity_error: str | None = None  # the text of an answer that says the shared cache is full: resend, do not fail
     fix: str = "serve the model with a larger window"
     truncates: bool = False  # cuts a prompt longer than its window instead of refusing it (Ollama)
     notes: tuple[str, ...] = ()  # what the run should say before it sends anything
