@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -55,11 +56,12 @@ def main_grid_specs(lengths: tuple[int, ...] = (8_000,)) -> list[ConfigSpec]:
     return [ConfigSpec(lang, task, n) for lang in LANGUAGE_CODES for task in MAIN_TASKS for n in lengths]
 
 
-def write_grid_export(root: Path, specs: list[ConfigSpec], rows: int = 2, manifest: str = "grid-v1") -> dict[str, dict]:
-    """The export of ``specs`` with ``rows`` rows each into ``root``; every row by id."""
+def write_grid_export(root: Path, specs: list[ConfigSpec], rows: int = 2, manifest: str = "grid-v1",
+                      row_of: Callable[[ConfigSpec, int], dict] = grid_row) -> dict[str, dict]:
+    """The export of ``specs`` with ``rows`` rows each (made by ``row_of``) into ``root``; every row by id."""
     made, listed = {}, []
     for n, spec in enumerate(specs):
-        table = [grid_row(spec, i) for i in range(rows)]
+        table = [row_of(spec, i) for i in range(rows)]
         made.update({r["id"]: r for r in table})
         rel = f"data/{spec.name}/test-{n:016x}.parquet"
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .handler import cli_errors
-from .options import depth_bins_option, depth_unit_option, threshold_option
+from .options import depth_bins_option, depth_unit_option, ruler_published_option, threshold_option
 
 
 @click.command("compare")
@@ -21,18 +21,22 @@ from .options import depth_bins_option, depth_unit_option, threshold_option
 @threshold_option
 @depth_bins_option
 @depth_unit_option
+@ruler_published_option
 @cli_errors
 def compare_command(report_dirs: tuple[Path, ...], out_dir: Path, threshold: float, depth_bins: int | None,
-                    depth_unit: str | None) -> None:
+                    depth_unit: str | None, ruler_published: tuple[str, ...]) -> None:
     """Compare report folders of `oneruler score` (one per model): tables by task × length and by language with
-    95 % intervals, effective context lengths, paired tests of every pair of models that scored the same rows
+    95 % intervals, effective context lengths, RULER's table of the reports holding RULER's rows (with RULER's
+    published rows: --ruler-published), paired tests of every pair of models that scored the same rows
     (paired.csv, difference heatmaps), per-model heatmaps, depth heatmaps, language-group curves, and "none"
     errors by language."""
     from ..report.compare.folder import write_comparison
     from ..report.compare.load import load_reports
     from ..report.report_data import ReportSettings
+    from ..spec.ruler_published import select_published
 
+    published = select_published(ruler_published)
     reports = load_reports(list(report_dirs), ReportSettings(threshold / 100, depth_bins, depth_unit))
-    text, written = write_comparison(reports, out_dir)
+    text, written = write_comparison(reports, out_dir, published)
     click.echo(text)
     click.echo(f"\nwrote {', '.join(p.name for p in written)} to {out_dir}")

@@ -39,6 +39,10 @@ threshold_option = click.option(
     metavar="PERCENT",
     help=f"Accuracy the absolute effective context length must keep (RULER: {EFFECTIVE_LENGTH_THRESHOLD}, Llama-2-7B "
          f"at 4K).")
+ruler_published_option = click.option(
+    "--ruler-published", multiple=True, metavar="MODEL",
+    help="Set RULER's published rows (its README's table, as data: another harness and tokenizer, no interval) beside "
+         "the reports: 'all', or part of a model's name as the table gives it ('GPT-4', 'Llama3.1 (70B)'); repeatable.")
 depth_bins_option = click.option(
     "--depth-bins", default=None, type=click.IntRange(1, 100), metavar="N",
     help="Bins of needle depth (0-100 %%) in depth.csv and depth.png: N equal ones [default: 10], or for a report "

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from .handler import cli_errors
+from .options import ruler_published_option
 
 
 @click.command("publish")
@@ -39,13 +40,17 @@ def publish_command(report: Path, model: str, details: str | None, no_pr: bool, 
 @click.option("--dataset", default=None, metavar="ORG/NAME", help="The benchmark dataset whose Hub leaderboard to merge in.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for leaderboard.csv, leaderboard.md and leaderboard.png.")
+@ruler_published_option
 @cli_errors
-def leaderboard_command(reports: tuple[Path, ...], dataset: str | None, out_dir: Path) -> None:
-    """ONERULER's leaderboards: the Hub's published results for --dataset merged with local REPORT folders."""
+def leaderboard_command(reports: tuple[Path, ...], dataset: str | None, out_dir: Path,
+                        ruler_published: tuple[str, ...]) -> None:
+    """ONERULER's leaderboards: the Hub's published results for --dataset merged with local REPORT folders (and, in
+    the `ruler` column, RULER's published Avg. of the models --ruler-published names)."""
     from ..publish.leaderboard import gather
     from ..publish.leaderboard_files import table_text, write_board
+    from ..spec.ruler_published import select_published
 
-    board = gather(dataset, list(reports))
+    board = gather(dataset, list(reports), select_published(ruler_published))
     for note in board.notes:
         click.echo(note, err=True)
     if not board.standings:

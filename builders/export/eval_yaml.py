@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from ..spec.leaderboards import LEADERBOARDS, VALUE_RULE, ServedLeaderboard, served_leaderboards
+from ..spec.leaderboards import (RULER_AVG, VALUE_RULE, ServedLeaderboard, listed_leaderboards,
+                                 served_leaderboards)
 from .frontmatter import dump_front_matter
 from .layout import EVAL_YAML_NAME
 
@@ -30,6 +31,11 @@ DESCRIPTION = (
     "needle-in-a-haystack variants (one of them with no needle: the answer is 'none') and two common-word-extraction "
     "tasks at 8K, 32K, 64K and 128K tokens, 50 examples per configuration. Each leaderboard is the micro accuracy (%) "
     "over every row of its pool of configurations, scored with the paper's metric by `oneruler score`."
+)
+RULER_DESCRIPTION = (
+    " The `ruler` leaderboard is RULER's Avg. (Hsieh et al., 2024) over its 13 English tasks at 4K … 128K (4096 … "
+    "131072 tokens): per length the mean of the tasks' mean credit, averaged over the six lengths, as RULER's README "
+    "table reports it."
 )
 HEADER = (
     "# ONERULER's leaderboards, written by `oneruler build` from the export's configs (do not edit).\n"
@@ -56,7 +62,8 @@ def eval_yaml_data(config_names: Iterable[str]) -> dict | None:
     served = served_leaderboards(config_names)
     if not served:
         return None
-    return {"name": NAME, "description": DESCRIPTION, "evaluation_framework": EVALUATION_FRAMEWORK,
+    description = DESCRIPTION + (RULER_DESCRIPTION if any(s.board.value == RULER_AVG for s in served) else "")
+    return {"name": NAME, "description": description, "evaluation_framework": EVALUATION_FRAMEWORK,
             "tasks": [eval_task(s) for s in served]}
 
 
@@ -71,7 +78,8 @@ def leaderboards_section(config_names: Iterable[str]) -> str:
     names = list(config_names)
     served = {s.id: s for s in served_leaderboards(names)}
     rows = ["| leaderboard (eval.yaml task id) | pools | eval.yaml config / split | in this export |", "|---|---|---|---|"]
-    for board in LEADERBOARDS:
+    listed = listed_leaderboards(names)
+    for board in listed:
         s = served.get(board.id)
         where = f"`{s.config}` / `{s.split}`" if s else "—"
         status = f"yes, {s.length_control}" if s else "no (not every config of its pool is here)"
@@ -79,7 +87,8 @@ def leaderboards_section(config_names: Iterable[str]) -> str:
     told = ("This export's `eval.yaml` registers the leaderboards marked *yes*." if served else
             "This export serves no leaderboard, so it has no `eval.yaml`: build every main config of a length "
             "(`oneruler build '*_8k'`; the cross-lingual and `s_niah_nonone` configs are not pooled).")
-    return "\n".join(rows) + f"\n\nValue of each leaderboard: {VALUE_RULE}\n\n{told}"
+    rules = "".join(f"\n\nValue of `{b.id}`: {b.value_rule}" for b in listed if b.value_rule != VALUE_RULE)
+    return "\n".join(rows) + f"\n\nValue of each leaderboard: {VALUE_RULE}{rules}\n\n{told}"
 
 
 def eval_yaml_problem(out: Path, config_names: Iterable[str]) -> str | None:

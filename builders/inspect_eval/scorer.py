@@ -14,7 +14,8 @@ as unscored, so ``accuracy`` is the paper's passed / counted. The score's metada
 core's verdict: ``category`` (correct, partial, distractor, none_when_present, no_answer, wrong),
 ``recall``, ``counted``, ``status`` and the ``finish_reason``.
 
-Metrics: ``accuracy`` and ``stderr`` over every counted row, and per ``config``, ``language``,
+RULER's tasks are graded: a row's value is its credit (0–1, ``ExampleScore.score``), so ``accuracy`` over them is
+RULER's mean credit. Metrics: ``accuracy`` and ``stderr`` over every counted row, and per ``config``, ``language``,
 ``task`` and ``length`` (``grouped``, named ``{group}:{value}`` and ``{group}:{value}:stderr``).
 The standard error is clustered by example index (``stderr(cluster="index")``): rows of one index
 share their draws across configs, so they are not independent.
@@ -55,7 +56,8 @@ def explain(result: ExampleScore, finish_reason: str | None) -> str:
 
 def score_answer(text: str | None, target: list[str], metadata: dict, finish_reason: str | None,
                  options: ScoringOptions) -> Score:
-    """The Score of one answer: 1.0 / 0.0, or NaN when the paper leaves it out; the core's verdict as metadata."""
+    """The Score of one answer: 1.0 / 0.0 (a RULER task's row: its credit, 0–1), or NaN when the paper leaves it out;
+    the core's verdict as metadata."""
     kwargs = dict(needles=metadata.get("needles"), finish_reason=finish_reason, **options.kwargs())
     args = (text, target, get_task(metadata["task"]).scoring_rule, metadata["instruction_language"])
     result = score_example(*args, strict=options.strict, **kwargs)
@@ -63,7 +65,7 @@ def score_answer(text: str | None, target: list[str], metadata: dict, finish_rea
     if options.strict:
         details["paper_passed"] = score_example(*args, strict=False, **kwargs).passed
     answer = extract_answer(text, strip_think=options.strip_think, answer_tag=options.answer_tag)
-    return Score(value=float(result.passed) if result.counted else math.nan, answer=answer,
+    return Score(value=result.score if result.counted else math.nan, answer=answer,
                  explanation=explain(result, finish_reason), metadata=details)
 
 

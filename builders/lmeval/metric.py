@@ -1,4 +1,5 @@
-"""The paper's metric inside lm-eval: ``acc`` per example through the project's scoring core.
+"""The paper's metric inside lm-eval: ``acc`` per example through the project's scoring core (for RULER's tasks
+the row's credit, RULER's graded score, so a task's ``acc`` is RULER's mean credit).
 
 lm-eval passes ``process_results`` only the row and the model's outputs, so the scoring options
 of the run travel in every row, as JSON in the column ``oneruler_scoring``.
@@ -50,12 +51,13 @@ def options_of(doc: dict) -> ScoringOptions:
 
 
 def score_doc(doc: dict, response: Any) -> float | None:
-    """1.0 / 0.0 for one output, or None when the paper leaves the example out of the accuracy."""
+    """1.0 / 0.0 for one output (a RULER task's row: its credit, 0–1, RULER's score), or None when the paper leaves
+    the example out of the accuracy."""
     options = options_of(doc)
     text = None if is_no_response(response) else continuation(response, doc.get(ANSWER_PREFIX))
     score = score_example(text, doc["answers"], get_task(doc["task"]).scoring_rule, doc["instruction_language"],
                           needles=doc.get("needles"), strict=options.strict, **options.kwargs())
-    return float(score.passed) if score.counted else None
+    return score.score if score.counted else None
 
 
 def counted_mean(values: Iterable[float | None]) -> float:

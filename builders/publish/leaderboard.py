@@ -5,7 +5,8 @@ client asks for the dataset's leaderboard as a whole, no task parameter), then e
 results file (at its pull request when it is one), whose entries for this dataset give one value
 per task (and the 95 % interval ``oneruler score`` wrote into the notes). Local part: every report
 folder read back (``report/compare/load.py``) and valued by the same function as ``score``
-(``report/hub_results/values.py``), with its interval. Without ``--dataset``, with
+(``report/hub_results/values.py``), with its interval. RULER's published rows (``--ruler-published``) add their
+Avg. to the ``ruler`` column, marked as RULER's own numbers. Without ``--dataset``, with
 ``HF_HUB_OFFLINE`` set, or when the Hub cannot be reached, the Hub part is skipped and the reason
 given; the local part never needs the network. A dataset the Hub does not know, or a token it refuses, is
 an error. What the Hub serves is not trusted: a value that is not a finite percentage within 0–100
@@ -26,8 +27,12 @@ from ..report.compare.load import load_reports
 from ..report.hub_results.eval_results import parse_eval_results
 from ..report.hub_results.notes import noted_interval
 from ..report.hub_results.values import leaderboard_values
-from ..spec.leaderboards import LEADERBOARDS
+from ..report.render.ruler import PUBLISHED_ORIGIN
+from ..spec.leaderboards import LEADERBOARDS, RULER_AVG
+from ..spec.ruler_published import CAVEAT, SOURCE, PublishedRow
 from . import hub
+
+RULER_BOARD = next(b.id for b in LEADERBOARDS if b.value == RULER_AVG)  # where RULER's published Avg. sits
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,9 @@ class Standing:
 
     @property
     def where(self) -> str:
-        """``hub`` or ``local``."""
+        """``hub``, ``local`` or ``published`` (RULER's README)."""
+        if self.origin == PUBLISHED_ORIGIN:
+            return "published"
         return "hub" if self.origin.startswith("hub") else "local"
 
 
@@ -155,9 +162,17 @@ def _order(standing: Standing, tasks: list[str]) -> tuple:
     return (first is None, -(first or 0.0), standing.model, standing.origin)
 
 
-def gather(dataset: str | None, reports: Sequence[Path]) -> Board:
-    """The Hub's standings for ``dataset`` (if it can be asked) and the local reports', merged, best first."""
-    standings, notes = local_standings(reports), []
+def published_standings(rows: Sequence[PublishedRow]) -> list[Standing]:
+    """One row per RULER published model with an Avg.: that Avg. in the ``ruler`` column, no interval."""
+    return [Standing(row.label, PUBLISHED_ORIGIN, {RULER_BOARD: Score(row.avg)}) for row in rows if row.avg is not None]
+
+
+def gather(dataset: str | None, reports: Sequence[Path], published: Sequence[PublishedRow] = ()) -> Board:
+    """The Hub's standings for ``dataset`` (if it can be asked), the local reports' and RULER's ``published`` rows,
+    merged, best first."""
+    standings, notes = local_standings(reports) + published_standings(published), []
+    if published:
+        notes.append(f"{PUBLISHED_ORIGIN}: {CAVEAT} ({SOURCE.url})")
     reason = "no --dataset given" if dataset is None else hub.offline_reason()
     if reason is None:
         try:

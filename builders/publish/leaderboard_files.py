@@ -1,7 +1,8 @@
 """The merged leaderboard as text (stdout), ``leaderboard.csv``, ``leaderboard.md`` and ``leaderboard.png``.
 
 The figure has one panel per leaderboard: each model a point at its value, with its 95 % interval
-as a bar where one is known (a local report; a published result whose notes state it).
+as a bar where one is known (a local report; a published result whose notes state it); RULER's published rows
+(``--ruler-published``) a hollow grey diamond, RULER's own number without an interval.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import io
 from pathlib import Path
 
 from ..report.render.folder import csv_bytes, write_files
-from .leaderboard import Board, Score, Standing
+from ..report.render.plots import wrap_title
+from .leaderboard import RULER_BOARD, Board, Score, Standing
 
 
 def cell_text(score: Score | None) -> str:
@@ -41,6 +43,9 @@ def markdown(board: Board) -> str:
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows[1:]]
     told = "Value: micro accuracy (%) over the leaderboard's pool, [95 % interval] where known."
+    if "ruler" in board.tasks:
+        told += (" `ruler`: RULER's Avg. (%), the mean over 4K … 128K of its 13 tasks' mean credit; rows of origin "
+                 "`RULER's README (published)` are RULER's own numbers (another harness and tokenizer, no interval).")
     return "\n".join([told, "", *lines, *(["", *(f"- {n}" for n in board.notes)] if board.notes else [])]) + "\n"
 
 
@@ -79,7 +84,9 @@ def figure_png(board: Board) -> bytes | None:
         return None
     models = [figure_label(s) for s in standings]
     labels_in = 0.5 + 0.065 * max(len(m) for m in models)  # ~0.6 em per character at 8 pt
-    fig = Figure(figsize=(labels_in + 2.6 * len(tasks), 1.3 + 0.35 * len(models)))
+    width = labels_in + 2.6 * len(tasks)
+    published = any(s.where == "published" for s in standings)
+    fig = Figure(figsize=(width, 1.3 + 0.35 * len(models) + (0.4 if published else 0)))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(tasks), sharey=True, squeeze=False)[0]
     for ax, task in zip(axes, tasks):
@@ -87,15 +94,21 @@ def figure_png(board: Board) -> bytes | None:
             score = standing.scores.get(task)
             if score is None:
                 continue
+            if standing.where == "published":  # RULER's own number: hollow, grey, no interval
+                ax.plot([score.value], [y], marker="D", fillstyle="none", color="#7f7f7f", linestyle="none")
+                continue
             err = [[score.value - score.low], [score.high - score.value]] if score.low is not None else None
             ax.errorbar([score.value], [y], xerr=err, fmt="o", color="C0", capsize=3)
         ax.set_title(task, fontsize=9)
         ax.set_xlim(0, 100)
-        ax.set_xlabel("accuracy (%)", fontsize=8)
+        ax.set_xlabel("RULER's Avg. (%)" if task == RULER_BOARD else "accuracy (%)", fontsize=8)
         ax.tick_params(labelsize=8)
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(range(len(models)), models, fontsize=8)
     axes[0].set_ylim(len(models) - 0.5, -0.5)  # best first, no point on the frame
+    if published:
+        fig.suptitle(wrap_title("hollow grey: RULER's published numbers (its README; another harness and tokenizer, "
+                                "no interval)", width - 0.3, 8), fontsize=8)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)

@@ -19,6 +19,7 @@ from .hub_results.eval_results import HUB_DATASET_KEY, HubIdentity, parse_datase
 from .hub_results.report_files import HubResults, hub_identity, hub_results
 from .render.folder import FIGURE_MODULES, draw_figures, report_files, report_lock, write_files
 from .render.notes import render_notes, room_lines
+from .render.ruler import GRADED_NOTE, RULER_TITLE, LabelledRow, ruler_table_text
 from .render.tables import render_effective, render_errors, render_sweep, render_table
 from .report_data import ABSOLUTE_THRESHOLD, Report, ReportSettings, score_predictions
 from .score.answer_room import AnswerRoom, answer_room, encoding_of
@@ -118,11 +119,14 @@ def _print_and_write(report: Report, out_dir: Path, left_out: dict[str, str], ec
     """Print the tables and notes, write the report folder and say what was written."""
     document = scores_document(report)
     effective = effective_lengths(report.columns, report.settings.threshold)
-    echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if report.strict else 'paper'} mode")
+    echo(f"ONERULER accuracy (%) [95 % interval], {'strict' if report.strict else 'paper'} mode"
+         + (f"; {GRADED_NOTE}" if report.columns.graded.any() else ""))
     echo(render_table(report, document))
     sweep = render_sweep(report)
     if sweep:
         echo("\n" + sweep)
+    if document.ruler_table:
+        echo(f"\n{RULER_TITLE}\n" + ruler_table_text([LabelledRow(None, row) for row in document.ruler_table]))
     echo("\neffective context length (RULER §3; per language in effective_length.csv):")
     echo(render_effective(effective))
     echo("\nerror types (examples in the accuracy):")

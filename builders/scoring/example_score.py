@@ -102,6 +102,13 @@ def score_example(
     return ExampleScore(passed, recall, category, status="truncated" if truncated else "scored", graded=chosen.graded)
 
 
+def mean_score(scores: Iterable[ExampleScore]) -> float | None:
+    """The mean ``score`` of the counted examples (None when nothing is counted): a graded rule's mean credit
+    (RULER's task score, as a fraction), the accuracy for pass/fail rules."""
+    counted = [s.score for s in scores if s.counted]
+    return sum(counted) / len(counted) if counted else None
+
+
 def summarize(scores: Iterable[ExampleScore]) -> dict[str, Any]:
     """Aggregate: accuracy = passed / counted (None when nothing is counted), mean recall, counts."""
     total = counted = passed = no_response = truncated = 0

@@ -7,6 +7,10 @@ one length each (182). Its value is the micro accuracy, in percent, over every c
 pool, scored with the paper's metric in its default settings (``VALUE_RULE``; the paper, footnote
 10: "we discard no-answer cases and report micro accuracy over the remaining instances").
 
+``ruler`` pools the ``ruler`` grid (RULER's 13 English tasks × 4096 … 131072, 78 configs); its value is RULER's
+Avg. (``RULER_VALUE_RULE``): per length the mean of the 13 tasks' mean credit, averaged over the six lengths, as
+RULER's README table reports it (``report/views/ruler_table.py``).
+
 A dataset serves the leaderboards whose whole pool it holds, in one tokenizer's configs
 (``served_leaderboards``): the text-control configs (``pl_s_niah_8k``) when they serve any, else
 one token-control alias (``pl_s_niah_8k_llama3``). ``oneruler build`` writes those into the
@@ -20,9 +24,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..base.text import plural
 from .configs import STANDARD_LENGTHS, ConfigNameError, ConfigSpec, render_length
-from .defaults import SPLIT, valid_alias
-from .grids import DEFAULT_GRID, grid_groups
+from .defaults import DEFAULT_SAMPLES, SPLIT, valid_alias
+from .grids import DEFAULT_GRID, RULER_LENGTHS, grid_groups
+
+RULER_SAMPLES = 500  # examples per task and length in RULER's paper (§4, "Task configurations")
 
 VALUE_RULE = (
     "100 × passed / counted over every row of the pool (the micro accuracy over the pooled examples, as the paper "
@@ -31,22 +38,37 @@ VALUE_RULE = (
     "<think> block is removed before scoring. Every row of every config of the pool must have a prediction. The 95 % "
     "interval is the cluster bootstrap over example indices (rows of one index share their draws across languages)."
 )
+RULER_VALUE_RULE = (
+    "RULER's Avg.: per length the mean of its 13 tasks' scores, each the mean credit of its rows (RULER's "
+    "string_match_all / string_match_part: the share of the references found, or any one), averaged over 4096 … "
+    "131072, in percent, as RULER's README table reports it; a length-cut answer is scored as written, a null one "
+    "scores 0. Every row of every config of the pool must have a prediction. The 95 % interval is the cluster "
+    "bootstrap over example indices."
+)
 REPRESENTATIVE = ("en", "s_niah")  # the pool's config eval.yaml names: English single NIAH at the pool's longest length
+MICRO, RULER_AVG = "micro", "ruler_avg"  # how a board is valued: micro accuracy over its rows, RULER's Avg.
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    """One leaderboard (an ``eval.yaml`` task): its id, a title, and the lengths whose main configs it pools."""
+    """One leaderboard (an ``eval.yaml`` task): its id, a title, the lengths whose configs of ``grid``'s own pool it
+    pools, how it is valued (``value``: ``micro`` or ``ruler_avg``, in words ``value_rule``), the language and task
+    of the config eval.yaml names, and the examples per config of the setting it reproduces (``reference``)."""
 
     id: str
     title: str
     lengths: tuple[int, ...]
+    grid: str = DEFAULT_GRID
+    value: str = MICRO
+    value_rule: str = VALUE_RULE
+    representative: tuple[str, str] = REPRESENTATIVE
+    reference: tuple[str, int] = ("the paper", DEFAULT_SAMPLES)
 
     def specs(self, alias: str | None = None) -> tuple[ConfigSpec, ...]:
-        """The pooled configs: the standard grid's main pool (``spec/grids.py``) at the board's lengths, in grid order
-        (``alias``: a token-control tokenizer; None: text-control)."""
+        """The pooled configs: the board's grid's own pool (``spec/grids.py``; the standard grid's: its main configs) at
+        the board's lengths, in grid order (``alias``: a token-control tokenizer; None: text-control)."""
         return tuple(dataclasses.replace(spec, tokenizer_alias=alias)
-                     for spec in grid_groups(DEFAULT_GRID)[""] if spec.length in self.lengths)
+                     for spec in grid_groups(self.grid)[""] if spec.length in self.lengths)
 
     def config_names(self, alias: str | None = None) -> tuple[str, ...]:
         """The names of the pooled configs."""
@@ -57,13 +79,23 @@ class Leaderboard:
         lengths = ", ".join(render_length(n) for n in self.lengths)
         specs = self.specs()
         languages, tasks = {s.context_language for s in specs}, {s.task for s in specs}
-        return f"{len(languages)} languages × {len(tasks)} tasks × {lengths} ({len(specs)} configs)"
+        return f"{plural(len(languages), 'language')} × {len(tasks)} tasks × {lengths} ({len(specs)} configs)"
 
 
 LEADERBOARDS: tuple[Leaderboard, ...] = (
     Leaderboard("oneruler", "ONERULER, all lengths", STANDARD_LENGTHS),
     *(Leaderboard(f"oneruler_{render_length(n)}", f"ONERULER at {render_length(n)}", (n,)) for n in STANDARD_LENGTHS),
+    Leaderboard("ruler", "RULER's Avg., 13 English tasks × 4096 … 131072", RULER_LENGTHS, grid="ruler",
+                value=RULER_AVG, value_rule=RULER_VALUE_RULE, representative=("en", "ruler_niah_single_1"),
+                reference=("RULER's paper", RULER_SAMPLES)),
 )
+
+
+def listed_leaderboards(config_names: Iterable[str]) -> list[Leaderboard]:
+    """The boards a card lists for an export of these configs: ONERULER's always, another grid's (``ruler``) when
+    the export holds any config of its pool (in any tokenizer)."""
+    names = {name.rsplit("_", 1)[0] for name in config_names} | set(config_names)
+    return [b for b in LEADERBOARDS if b.grid == DEFAULT_GRID or names & set(b.config_names())]
 
 
 @dataclass(frozen=True)
@@ -85,8 +117,9 @@ class ServedLeaderboard:
 
     @property
     def config(self) -> str:
-        """The one config ``eval.yaml`` names (its schema wants one): English S-NIAH at the pool's longest length."""
-        return ConfigSpec(*REPRESENTATIVE, max(self.board.lengths), tokenizer_alias=self.alias).name
+        """The one config ``eval.yaml`` names (its schema wants one): the board's representative task (ONERULER's:
+        English S-NIAH) at the pool's longest length."""
+        return ConfigSpec(*self.board.representative, max(self.board.lengths), tokenizer_alias=self.alias).name
 
     @property
     def split(self) -> str:

@@ -12,7 +12,7 @@ import evaluate
 # imports relatively (one level deep), and the copies import each other.
 from .answer_text import as_text
 from .digit_runs import values_found
-from .example_score import MISSING_POLICIES, TRUNCATION_POLICIES, score_example, summarize
+from .example_score import MISSING_POLICIES, TRUNCATION_POLICIES, mean_score, score_example, summarize
 from .niah_rules import score_numbers
 from .none_words import NONE_WORDS
 from .oneruler_tasks import rule_of
@@ -36,6 +36,8 @@ ONERULER scores model outputs on the ONERULER benchmark (26 languages, NIAH and 
 tokens) exactly as the paper's evaluation script does: NFKC, the instruction language's none words,
 7-digit numbers compared as a set, common words as substrings. An opt-in strict mode matches none
 words and CWE words as whole tokens. Also returns RULER-style partial-credit recall and error types.
+RULER's tasks (ruler_*) are scored by RULER's own metric (string_match_all, string_match_part): each
+row's score is its credit, and `score` is their mean, RULER's task score.
 """
 
 _KWARGS_DESCRIPTION = """\
@@ -45,7 +47,8 @@ Args:
     references (list of list of str): each row's `answers` (7-digit values, the none word, or
         the 10 common words).
     tasks (list of str): each row's `task` (s_niah, mk_niah, mv_niah, mq_niah, none_niah,
-        s_niah_nonone, cwe_easy, cwe_hard).
+        s_niah_nonone, cwe_easy, cwe_hard, mv{K}[e]_niah, and RULER's ruler_niah_single_1 ...
+        ruler_qa_2, ruler_qa_xquad).
     instruction_languages (list of str or None): each row's `instruction_language` (selects the
         none words; may be None for CWE).
     strict (bool, default False): whole-token matching of none words and CWE words.
@@ -69,6 +72,10 @@ Returns:
     categories (list of str): correct, none_when_present, distractor, partial, wrong, no_answer.
     num_counted, num_dropped (int); with strict=True also paper_accuracy and disagreements
     (indices where strict and paper pass/fail differ).
+    score (float), scores (list of float): only when some task is RULER's (ruler_*, graded): the
+        mean score of the counted examples (RULER's task score as a fraction: each RULER row its
+        credit, 0-1, any other row 1 or 0) and each example's score (0 for dropped examples).
+        `accuracy` stays the share of examples with full credit.
 Examples:
     >>> metric = evaluate.load("oneruler")
     >>> metric.compute(predictions=["<answer>1234567</answer>", "none"],
@@ -162,6 +169,10 @@ class OneRuler(evaluate.Metric):
             "num_counted": summary["counted"],
             "num_dropped": summary["dropped"],
         }
+        if any(s.graded for s in scores):  # RULER's tasks: a row scores its credit, a task its mean credit
+            score = mean_score(scores)
+            result["score"] = float("nan") if score is None else score
+            result["scores"] = [s.score for s in scores]
         if strict:
             paper_accuracy = summarize(paper)["accuracy"]
             result["paper_accuracy"] = float("nan") if paper_accuracy is None else paper_accuracy

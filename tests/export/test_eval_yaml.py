@@ -79,3 +79,18 @@ def test_a_small_build_has_no_eval_yaml_and_push_refuses_a_stray_one(tmp_path, s
     (stray / "eval.yaml").write_text(render_eval_yaml(EIGHT_K), encoding="utf-8")
     with pytest.raises(CheckFailed, match="eval.yaml should not be there .*rebuild with `oneruler build`"):
         check_publishable(stray)
+
+
+def test_an_export_of_the_ruler_grid_serves_the_ruler_board_valued_by_rulers_average():
+    ruler = [c.name for c in grid_configs("ruler")]
+    data = yaml.safe_load(render_eval_yaml(ruler))
+    (task,) = data["tasks"]
+    HFTask.model_validate(task)
+    assert (task["id"], task["config"], task["split"]) == ("ruler", "en_ruler_niah_single_1_131072", "test")
+    assert "The `ruler` leaderboard is RULER's Avg." in data["description"]
+    assert "RULER's Avg." not in yaml.safe_load(render_eval_yaml(STANDARD))["description"]
+    section = leaderboards_section(ruler)
+    assert "| `ruler` (RULER's Avg., 13 English tasks × 4096 … 131072) | 1 language × 13 tasks × 4096, 8192, 16384, " \
+           "32768, 65536, 131072 (78 configs) | `en_ruler_niah_single_1_131072` / `test` | yes" in section
+    assert "Value of `ruler`: RULER's Avg.: per length the mean of its 13 tasks' scores" in section
+    assert "`ruler`" not in leaderboards_section(STANDARD)  # a card of ONERULER's configs alone does not list it

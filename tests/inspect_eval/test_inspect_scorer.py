@@ -112,3 +112,12 @@ def test_none_answers_agree_with_the_upstream_oracle(output, lang):
 def test_cwe_answers_agree_with_the_oracle(words, extra):
     output = " ".join(words[::2]) + extra
     assert scored(output, words, "cwe_easy", None).value == float(oracle_cwe(output, words))
+
+
+def test_a_ruler_rows_value_is_its_credit():
+    """RULER's tasks are graded: the Score's value is the credit (0–1), so Inspect's ``accuracy`` is RULER's mean."""
+    score = scored("the values are 1234567 and 2222222", ["1234567", "2222222", "3333333", "4444444"],
+                   "ruler_niah_multivalue")
+    assert score.value == 0.5 and score.metadata["category"] == "partial"
+    assert scored("Nothing here", ["1234567"], "ruler_niah_single_1").value == 0.0
+    assert scored("PARIS.", ["Lyon", "Paris"], "ruler_qa_1").value == 1.0

@@ -95,3 +95,10 @@ def test_process_results_scores_as_the_paper(utils, monkeypatch):
 def test_accuracy_leaves_out_what_the_paper_leaves_out(utils):
     assert utils.accuracy([1.0, None, 0.0, 1.0]) == 2 / 3
     assert math.isnan(utils.accuracy([None]))
+
+
+def test_a_ruler_row_scores_its_credit(utils):
+    """RULER's tasks are graded: ``acc`` is the row's credit, so lm-eval's mean is RULER's mean credit."""
+    assert utils.process_results(_doc("ruler_vt", ["a", "b", "c", "d"]), ["VAR A = 1, VAR C"]) == {"acc": 0.5}
+    assert utils.process_results(_doc("ruler_qa_2", ["Lyon", "Paris"]), ["paris"]) == {"acc": 1.0}
+    assert utils.accuracy([0.5, 1.0, None, 0.0]) == 0.5

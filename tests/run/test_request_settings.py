@@ -66,6 +66,7 @@ def test_failure_limit_counts_and_percentages():
 
 def test_max_tokens_per_task_family_or_id():  # issue 36: `run --max-tokens cwe=200`
     from builders.run.request_settings import max_tokens_limits
+    from builders.spec.tasks import FAMILIES
 
     assert max_tokens_limits("300") == {"max_tokens": 300}
     given = max_tokens_limits("300,cwe=200,cwe_hard=250")
@@ -84,4 +85,5 @@ def test_max_tokens_per_task_family_or_id():  # issue 36: `run --max-tokens cwe=
     for bad in ("cwe=0", "cwe=lots", "bogus=200", "mv1_niah=200", "0", ""):
         with pytest.raises(OneRulerError, match="give a number of new tokens") as info:
             max_tokens_limits(bad)
-        assert "a task family (niah, cwe) or a task id" in str(info.value)
+        assert f"a task family ({', '.join(FAMILIES)}) or a task id" in str(info.value)  # every registered family
+    assert list(FAMILIES)[:2] == ["niah", "cwe"] and max_tokens_limits("ruler_vt=30") == {"max_tokens_by_task": {"ruler_vt": 30}}

@@ -241,3 +241,17 @@ def test_reasoning_and_policy_kwargs_reach_the_rules(metric):
     assert upstream["counted"] == [1, 1, 0] and upstream["accuracy"] == 0.5
     with pytest.raises(ValueError, match="missing_policy"):
         _compute(metric, cases, missing_policy="nope")
+
+
+def test_rulers_tasks_score_their_credit_and_the_mean_credit(metric):
+    """RULER's rows (graded): ``scores`` is each row's credit (string_match_all: the share of references found;
+    string_match_part: 1 when any is), ``score`` their mean (RULER's task score); ``accuracy`` stays full credit."""
+    cases = [("VAR A VAR b", ["a", "b", "c", "d"], "ruler_vt", "en"),  # 2 of 4 (case-insensitive)
+             ("1234567 and 7654321 and 1111111", ["1234567", "7654321", "1111111"], "ruler_niah_multivalue", "en"),
+             ("Paris", ["Lyon", "paris"], "ruler_qa_1", "en"),  # any one reference: full credit
+             ("nothing", ["x1", "y2", "z3"], "ruler_cwe", "en")]
+    result = _compute(metric, cases)
+    assert result["scores"] == [0.5, 1.0, 1.0, 0.0]
+    assert result["score"] == pytest.approx(2.5 / 4)
+    assert result["accuracy"] == pytest.approx(2 / 4) and result["passes"] == [0, 1, 1, 0]
+    assert "score" not in _compute(metric)  # ONERULER's tasks alone: pass/fail, no graded output

@@ -1,24 +1,29 @@
-"""The folder ``oneruler compare`` writes: tables (text, CSV, Markdown), effective lengths side by side,
-paired comparisons (``paired.csv``, difference heatmaps) and the figures of every model."""
+"""The folder ``oneruler compare`` writes: tables (text, CSV, Markdown), effective lengths side by side, RULER's
+table of the reports holding RULER's rows with RULER's published rows asked for (``ruler_table.csv``,
+``ruler.png``), paired comparisons (``paired.csv``, difference heatmaps) and the figures of every model."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from ...spec.ruler_published import PublishedRow
 from ...spec.tasks import has_needles
 from ...spec.configs import render_length
 from ..render.folder import csv_bytes, write_files
 from ..render.plots import (GridCell, depth_png, difference_png, group_curves_png, language_heatmap_png,
                             none_errors_png)
+from ..render.ruler import RULER_TITLE, LabelledRow, ruler_csv, ruler_figure, ruler_table_text
 from ..render.tables import cell_text, render_rows
 from ..stats.cells import Cell
 from ..views.depth import DepthCell, depth_title, report_depth_cells
 from ..views.effective import ALL_LANGUAGES, EffectiveLength, effective_lengths
 from ..views.heatmap import HeatmapGrid, heatmap
+from ..views.ruler_table import ruler_rows
 from .load import ModelReport
-from .paired import TESTS_LINE, PairedCell, headline, pair_summary, paired_cells, pairing
+from .paired import (GRADED_TESTS_LINE, SIGN_FLIP, TESTS_LINE, PairedCell, headline, pair_summary, paired_cells,
+                     pairing)
 from .tables import group_curves, language_table, none_errors, task_length_table
 
 
@@ -105,6 +110,8 @@ def _paired(reports: list[ModelReport], grids: list[HeatmapGrid]) -> tuple[str, 
         files = {"paired.csv": csv_bytes(PairedCell.HEADER, [c.csv_row() for c in every]), **files}
     if every:
         texts.append(TESTS_LINE)
+    if any(c.scope == "config" and c.test == SIGN_FLIP for c in every):
+        texts.append(GRADED_TESTS_LINE)
     head = "" if not heads else "\n".join(["overall, paired (rows sharing an example index are resampled and tested "
                                            "together):", *heads] + ([TESTS_LINE] if every else []))
     return head, "\n".join(texts), files
@@ -140,15 +147,37 @@ def _model_figures(r: ModelReport, grid: HeatmapGrid) -> tuple[dict[str, bytes],
     return files, depth
 
 
-def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, list[Path]]:
-    """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed text and the files."""
+def _ruler(reports: list[ModelReport], published: Sequence[PublishedRow]) -> tuple[str, str, dict[str, bytes]]:
+    """RULER's table of every report holding RULER's rows (one line per model and tokenizer) and the published rows
+    asked for: text, Markdown, ruler_table.csv and ruler.png ("" and nothing when there is neither)."""
+    rows = [LabelledRow(r.label, row) for r in reports
+            for row in ruler_rows(r.report.columns, r.report.settings.threshold)]
+    if not rows and not published:
+        return "", "", {}
+    title = RULER_TITLE + ("; beside RULER's published rows" if published else "")
+    figure_title = ("RULER's score (%) by length, mean of its 13 tasks: each report with its 95 % band"
+                    + ("; dashed: RULER's published numbers (another harness and tokenizer, no interval)"
+                       if published else ""))
+    files = {"ruler_table.csv": csv_bytes(*ruler_csv(rows, published)),
+             "ruler.png": ruler_figure(rows, published, figure_title, ranked=True)}
+    return (f"{title}\n{ruler_table_text(rows, published)}",
+            f"## RULER's table\n\n{title}\n\n{ruler_table_text(rows, published, markdown=True)}\n\n", files)
+
+
+def write_comparison(reports: list[ModelReport], out_dir: Path,
+                     published: Sequence[PublishedRow] = ()) -> tuple[str, list[Path]]:
+    """Write the tables (CSV, Markdown) and figures into ``out_dir``; return the printed text and the files.
+    ``published``: RULER's published rows to set beside the reports' RULER tables."""
     grids = [heatmap(r.report.columns) for r in reports]
     text, markdown, files = _tables(reports)
     effective_text, files["effective_length.csv"] = _effective(reports)
+    ruler_text, ruler_markdown, ruler_files = _ruler(reports, published)
     head, paired_text, paired_files = _paired(reports, grids)
     lead = f"## Headline\n\n```\n{head}\n```\n\n" if head else ""
     files["compare.md"] = (f"# ONERULER comparison\n\n{lead}{markdown}\n## Effective context length\n\n```\n"
-                           f"{effective_text}\n```\n\n## Paired comparisons\n\n```\n{paired_text}\n```\n").encode("utf-8")
+                           f"{effective_text}\n```\n\n{ruler_markdown}## Paired comparisons\n\n```\n{paired_text}\n```\n"
+                           ).encode("utf-8")
+    files.update(ruler_files)
     files.update(paired_files)
     depth_rows = []
     for r, grid in zip(reports, grids):
@@ -158,5 +187,6 @@ def write_comparison(reports: list[ModelReport], out_dir: Path) -> tuple[str, li
     files["depth.csv"] = csv_bytes(("model",) + DepthCell.HEADER, depth_rows)
     languages, counts, scope = none_errors(reports)
     files["none-errors.png"] = none_errors_png(languages, counts, scope)
-    printed = f"{text}\n\n{effective_text}\n\npaired comparisons\n{paired_text}"
+    ruler_part = f"{ruler_text}\n\n" if ruler_text else ""
+    printed = f"{text}\n\n{effective_text}\n\n{ruler_part}paired comparisons\n{paired_text}"
     return (f"{head}\n\n{printed}" if head else printed), write_files(out_dir, files)

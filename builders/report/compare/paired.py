@@ -22,7 +22,7 @@ from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap, percentiles
 from ..stats.closed_form import ALPHA, bh_qvalues, mcnemar_exact
 from ...base.text import plural
-from ..stats.sign_flip import sign_flip_p_values, smallest_p
+from ..stats.sign_flip import score_scale, sign_flip_p_values, smallest_p
 from ..views.grouping import task_rank
 
 # table name -> the record fields of its cells ("NIAH" tables keep NIAH rows when there are any)
@@ -35,6 +35,8 @@ TESTS_LINE = ("tests: a config's p is McNemar's exact test (one row per example 
               "a pooled cell's p (task × length, language × length, language, overall) is the exact sign-flip test "
               "over example indices (rows sharing an index are not independent; docs/scoring.md); q: "
               "Benjamini–Hochberg within each table")
+GRADED_TESTS_LINE = ("graded rows (RULER's tasks: each row's credit, 0–1): a config's p is the exact sign-flip test of "
+                     "the credit differences (McNemar's test is for pass/fail), a/b_only the rows one model scored higher")
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class PairedCell:
     diff: float  # acc_a - acc_b
     ci_low: float
     ci_high: float
-    a_only: int  # rows only model A passed
+    a_only: int  # rows only model A passed (graded rows: where A scored more credit)
     b_only: int
     test: str  # MCNEMAR (a config) or SIGN_FLIP (a pooled cell)
     p_value: float
@@ -90,9 +92,15 @@ class PairedRows:
     model_a: str
     model_b: str
     rows: list[Record]
-    passed_a: np.ndarray
+    passed_a: np.ndarray  # each row's score (a graded row's credit, else 0/1)
     passed_b: np.ndarray
     bootstrap: ClusterBootstrap
+    graded: np.ndarray | None = None  # each row is scored by a graded rule (RULER's)
+
+    @property
+    def scale(self) -> int:
+        """The unit that makes every score of the pair whole (``stats/sign_flip.py:score_scale``; 1: pass/fail)."""
+        return score_scale(np.concatenate([self.passed_a, self.passed_b]))
 
 
 @dataclass(frozen=True)
@@ -113,9 +121,10 @@ def paired_rows(label_a: str, records_a: Sequence[Record], label_b: str, records
     if not pairs:
         return None
     first = [a for a, _ in pairs]
-    return PairedRows(label_a, label_b, first, np.array([a.score.passed for a, _ in pairs], dtype=np.float64),
-                      np.array([b.score.passed for _, b in pairs], dtype=np.float64),
-                      ClusterBootstrap(np.array([a.index for a in first])))
+    return PairedRows(label_a, label_b, first, np.array([a.score.score for a, _ in pairs], dtype=np.float64),
+                      np.array([b.score.score for _, b in pairs], dtype=np.float64),
+                      ClusterBootstrap(np.array([a.index for a in first])),
+                      np.array([a.score.graded or b.score.graded for a, b in pairs], dtype=bool))
 
 
 def paired_tables(rows: Sequence[Record], keeps_task: Callable[[str], bool]) -> list[PairedTable]:
@@ -141,21 +150,23 @@ def paired_tables(rows: Sequence[Record], keeps_task: Callable[[str], bool]) -> 
 
 
 def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
-    """The cells of one table: difference with its paired bootstrap interval, p (McNemar per config, the cluster
-    sign-flip test for pooled cells) and BH q per cell."""
+    """The cells of one table: difference with its paired bootstrap interval, p (McNemar per pass/fail config, the
+    cluster sign-flip test for pooled cells and for graded configs, on the credits in ``PairedRows.scale`` units)
+    and BH q per cell."""
     cell_of, passed_a, passed_b, keys = table.cell_of, pair.passed_a, pair.passed_b, table.keys
     sums = pair.bootstrap.sums(cell_of, len(keys), passed_a, np.ones_like(passed_a), passed_b=passed_b)
     bounds = percentiles(pair.bootstrap.difference(sums))
     n = sums.counted.sum(axis=1)
     indices = (sums.counted > 0).sum(axis=1)
     inside = cell_of >= 0
-    wins_a = np.bincount(cell_of[inside], weights=(passed_a * (1 - passed_b))[inside], minlength=len(keys))
-    wins_b = np.bincount(cell_of[inside], weights=(passed_b * (1 - passed_a))[inside], minlength=len(keys))
-    test = MCNEMAR if table.name == "config" else SIGN_FLIP
-    if test == MCNEMAR:
-        p_values = [mcnemar_exact(int(x), int(y)) for x, y in zip(wins_a, wins_b)]
-    else:
-        p_values = sign_flip_p_values(sums.passed - sums.passed_b)
+    wins_a = np.bincount(cell_of[inside], weights=(passed_a > passed_b)[inside], minlength=len(keys))
+    wins_b = np.bincount(cell_of[inside], weights=(passed_b > passed_a)[inside], minlength=len(keys))
+    graded = np.zeros(len(keys), dtype=bool) if pair.graded is None else \
+        np.bincount(cell_of[inside], weights=pair.graded[inside], minlength=len(keys)) > 0
+    tests = [MCNEMAR if table.name == "config" and not g else SIGN_FLIP for g in graded]
+    scaled = pair.scale * (sums.passed - sums.passed_b) if graded.any() else sums.passed - sums.passed_b
+    p_values = [mcnemar_exact(int(x), int(y)) if test == MCNEMAR else sign_flip_p_values(scaled[k])[0]
+                for k, (test, x, y) in enumerate(zip(tests, wins_a, wins_b))]
     q_values = bh_qvalues(p_values)
     cells = []
     for k, key in enumerate(keys):
@@ -163,7 +174,7 @@ def table_cells(pair: PairedRows, table: PairedTable) -> list[PairedCell]:
         cells.append(PairedCell(
             pair.model_a, pair.model_b, table.name, _key_text(table.fields, key), n=int(n[k]), indices=int(indices[k]),
             acc_a=float(acc_a), acc_b=float(acc_b), diff=float(acc_a - acc_b), ci_low=float(bounds[0, k]),
-            ci_high=float(bounds[1, k]), a_only=int(wins_a[k]), b_only=int(wins_b[k]), test=test, p_value=p_values[k],
+            ci_high=float(bounds[1, k]), a_only=int(wins_a[k]), b_only=int(wins_b[k]), test=tests[k], p_value=p_values[k],
             q_value=q_values[k], significant=q_values[k] < ALPHA, key=key))
     return cells
 

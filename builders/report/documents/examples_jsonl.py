@@ -23,6 +23,8 @@ def example_line(record: Record, strict: bool) -> str:
             "tokenizer": record.tokenizer, "finish_reason": record.finish_reason, **record.score.to_dict()}
     if strict:
         line["paper_passed"] = record.paper.passed
+        if record.paper.graded:  # a graded row's paper-mode credit (its score there)
+            line["paper_recall"] = record.paper.recall
     if record.needle_hits:
         line["needle_hits"] = [[hit.depth, int(hit.retrieved)] for hit in record.needle_hits]
         if any(hit.token_depth is not None for hit in record.needle_hits):
@@ -32,9 +34,12 @@ def example_line(record: Record, strict: bool) -> str:
 
 def record_of_line(line: dict[str, Any]) -> Record:
     """The record an examples.jsonl line was written from (without the prediction text)."""
-    score = scoring.ExampleScore(line["passed"], line["recall"], line["category"], line["counted"], line["status"])
+    graded = line.get("graded", False)  # written only for rows of a graded rule (RULER's)
+    score = scoring.ExampleScore(line["passed"], line["recall"], line["category"], line["counted"], line["status"],
+                                 graded)
     paper = score if "paper_passed" not in line else scoring.ExampleScore(
-        line["paper_passed"], line["recall"], line["category"], line["counted"], line["status"])
+        line["paper_passed"], line.get("paper_recall", line["recall"]), line["category"], line["counted"],
+        line["status"], graded)
     pairs = line.get("needle_hits", ())
     tokens = line.get("needle_token_depths") or [None] * len(pairs)
     hits = tuple(NeedleHit(float(d), bool(h), None if t is None else float(t)) for (d, h), t in zip(pairs, tokens, strict=True))

@@ -1,7 +1,8 @@
 """scores.json as a typed record with one writer and one reader: ``ScoresDocument`` (``to_bytes`` /
 ``read_scores``) and its parts (``Summary``, ``ConfigScore``, ``Coverage``, ``SampleSize``, ...).
 
-``oneruler score`` builds it (``views/document.py``) and writes it (``render/folder.py``);
+``oneruler score`` builds it (``views/document.py``) and writes it (``render/folder.py``), RULER's table row
+(``ruler_table``, ``documents/ruler_table.py``) only for reports holding RULER's rows;
 ``oneruler compare`` reads it back (``compare/load.py``). Accuracies and interval bounds are
 fractions (0–1). Fields added after a report was written (intervals, sample size, dataset
 identity) read as None from older folders.
@@ -19,13 +20,18 @@ from ...dataset.source import DatasetIdentity
 from ... import scoring
 from ...spec.run_meta import RunMeta, copied_meta
 from ..score.options import ScoringOptions
+from .ruler_table import RulerRow
 
 Mode = Literal["paper", "strict"]
 
 
 @dataclass
 class Counts:
-    """``scoring.summarize`` of some examples: accuracy and recall (None: nothing counted) and the counts."""
+    """``scoring.summarize`` of some examples: accuracy and recall (None: nothing counted) and the counts.
+
+    ``graded`` (True, written only then): some counted example is scored by a graded rule (RULER's), and
+    ``accuracy`` is the mean score of the counted examples (RULER's task score as a fraction: each graded row its
+    credit, a pass/fail row 1 or 0); ``passed`` still counts the examples with full credit."""
 
     accuracy: float | None
     recall: float | None
@@ -35,6 +41,7 @@ class Counts:
     total: int
     no_response: int
     truncated: int
+    graded: bool | None = None
 
 
 @dataclass
@@ -68,16 +75,18 @@ class ConfigScore(Counts, ConfigIdentity):
     empty_reason: str | None = None  # why nothing is counted, e.g. "all 50 truncated (finish_reason=length) ..."
     over_limit: int | None = None  # rows whose gold answer exceeds the run's limit of new tokens (score/answer_room.py)
 
-    def csv_header(self, strict: bool) -> list[str]:
-        """scores.csv's columns (``paper_accuracy`` only in strict reports)."""
-        names = [f.name for f in fields(self) if f.name != "ci" and (strict or f.name != "paper_accuracy")]
+    def csv_header(self, strict: bool, graded: bool = False) -> list[str]:
+        """scores.csv's columns (``paper_accuracy`` only in strict reports, ``graded`` only in reports with graded
+        rows)."""
+        names = [f.name for f in fields(self) if f.name != "ci" and (strict or f.name != "paper_accuracy")
+                 and (graded or f.name != "graded")]
         at = names.index("empty_reason")
         return names[:at] + ["ci_low", "ci_high"] + names[at:]
 
-    def csv_row(self, strict: bool) -> list[Any]:
+    def csv_row(self, strict: bool, graded: bool = False) -> list[Any]:
         """The values of ``csv_header``."""
         values = {**vars(self), "ci_low": self.ci[0] if self.ci else None, "ci_high": self.ci[1] if self.ci else None}
-        return [values[name] for name in self.csv_header(strict)]
+        return [values[name] for name in self.csv_header(strict, graded)]
 
 
 @dataclass
@@ -161,6 +170,7 @@ class ScoresDocument:
     intervals: dict[str, str] | None = None  # method per kind of accuracy
     sample_size: SampleSize | None = None  # None: nothing to size (written as {})
     dataset: DatasetIdentity | None = None
+    ruler_table: list[RulerRow] | None = None  # RULER's table row per tokenizer (reports holding RULER's rows)
     extra: dict[str, Any] = field(default_factory=dict)  # e.g. "run" (the run's meta), "unscored_lines"
 
     def __post_init__(self) -> None:
@@ -178,6 +188,8 @@ class ScoresDocument:
             value = getattr(self, f.name)
             if f.name == "sample_size" and value is None:
                 out[f.name] = {}
+            elif f.name == "ruler_table" and value is not None:
+                out[f.name] = [row.to_json() for row in value]
             elif f.name != "extra" and not (value is None and f.default is None):
                 out[f.name] = value.as_json() if isinstance(value, ScoringOptions) else _plain(value)
         if self.mode != "strict":  # paper_accuracy is a strict report's column (null there when nothing is counted)
@@ -205,6 +217,7 @@ class ScoresDocument:
             disagreements=data.get("disagreements"), intervals=data.get("intervals"),
             sample_size=SampleSize(**data["sample_size"]) if data.get("sample_size") else None,
             dataset=DatasetIdentity(**data["dataset"]) if data.get("dataset") else None,
+            ruler_table=[RulerRow.from_json(r) for r in data["ruler_table"]] if "ruler_table" in data else None,
             extra={k: v for k, v in data.items() if k not in known},
         )
 
@@ -225,6 +238,9 @@ class ScoresDocument:
         return self.run.dataset_field("manifest_sha256") if self.run is not None else None
 
 
+_LEFT_OUT_WHEN_NONE = ("categories", "graded")  # fields written only when set (a config's line has no categories)
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -232,7 +248,7 @@ def _plain(value: Any) -> Any:
         return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "__dataclass_fields__"):  # shallow, field by field (asdict deep-copies every value)
         items = ((f.name, getattr(value, f.name)) for f in fields(value))
-        return {k: _plain(v) for k, v in items if not (k == "categories" and v is None)}
+        return {k: _plain(v) for k, v in items if not (k in _LEFT_OUT_WHEN_NONE and v is None)}
     return value
 
 

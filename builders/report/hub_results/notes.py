@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from ...base.text import plural
-from ...spec.defaults import DEFAULT_SAMPLES
+from ...spec.leaderboards import RULER_AVG
 from ...spec.run_meta import RunMeta
 from ..report_data import Report
 from ..score.answer_room import room_of
@@ -35,6 +35,9 @@ def interval_note(value: LeaderboardValue) -> str:
     ci = value.interval
     bounds = f"95 % CI {100 * ci.low:.2f}–{100 * ci.high:.2f} (cluster bootstrap over example indices)" if ci else \
         "no interval (nothing counted)"
+    if value.served.board.value == RULER_AVG:
+        return (f"{bounds}; RULER's Avg.: per length the mean of its 13 tasks' mean credit, averaged over "
+                f"{len(value.served.board.lengths)} lengths; {cell.counted:,} of {cell.rows:,} rows counted")
     return f"{bounds}; {cell.counted:,} of {cell.rows:,} rows counted, {cell.passed:,} passed"
 
 
@@ -81,10 +84,11 @@ def scoring_note(report: Report) -> str:
 def samples_note(value: LeaderboardValue) -> str:
     """The examples per config, when they are not the paper's 50."""
     cell = value.cell
-    per_config = cell.rows // max(cell.configs, 1) if cell is not None else DEFAULT_SAMPLES
-    if per_config == DEFAULT_SAMPLES:
+    reference, samples = value.served.board.reference
+    per_config = cell.rows // max(cell.configs, 1) if cell is not None else samples
+    if per_config == samples:
         return ""
-    return f"{plural(per_config, 'example')} per config (the paper: {DEFAULT_SAMPLES})"
+    return f"{plural(per_config, 'example')} per config ({reference}: {samples})"
 
 
 def board_over_limit(report: Report, value: LeaderboardValue) -> tuple[int, str] | None:

@@ -5,7 +5,8 @@ computes the same from report folders. The rule (``spec/leaderboards.py:VALUE_RU
 accuracy over every counted row of the leaderboard's pool, in the paper's scoring mode (a strict
 report's paper-mode scores), with the 95 % cluster-bootstrap interval of the report's pooled cells
 (``stats/cells.py``). A leaderboard is *complete* when every row of every config of its pool has a
-prediction line; only complete ones get a value.
+prediction line; only complete ones get a value. The ``ruler`` board is valued by RULER's Avg. of its pool
+(``views/ruler_table.py``: the mean over 4K … 128K of the 13 tasks' mean credit), with that average's interval.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from ...spec.leaderboards import ServedLeaderboard, served_leaderboards
+import numpy as np
+
+from ...spec.leaderboards import RULER_AVG, ServedLeaderboard, served_leaderboards
+from ..documents.ruler_table import AVG, RulerValue
 from ..report_data import Report
 from ..stats.cells import Cell, RecordColumns
 from ..stats.closed_form import Interval
+from ..views.ruler_table import ruler_rows
 from ..views.summaries import coverage
 
 
@@ -27,6 +32,7 @@ class LeaderboardValue:
     served: ServedLeaderboard
     configs_covered: int  # configs of the pool whose every row has a prediction line
     cell: Cell | None  # the pool's rows pooled (None: the report misses part of the pool)
+    ruler: RulerValue | None = None  # RULER's Avg. over the pool (the ``ruler`` board's value), when complete
 
     @property
     def id(self) -> str:
@@ -40,14 +46,20 @@ class LeaderboardValue:
 
     @property
     def value(self) -> float | None:
-        """The value in percent, rounded to two decimals (None: incomplete or nothing counted)."""
+        """The value in percent, rounded to two decimals (None: incomplete or nothing counted): the pool's micro
+        accuracy, or for a board valued by RULER's Avg. that average."""
         if self.cell is None or self.cell.accuracy is None:
             return None
+        if self.served.board.value == RULER_AVG:
+            return None if self.ruler is None or self.ruler.value is None else round(100 * self.ruler.value, 2)
         return round(100 * self.cell.accuracy, 2)
 
     @property
     def interval(self) -> Interval | None:
-        """The 95 % interval of the accuracy (fractions), when there is a value."""
+        """The 95 % interval of the value (fractions), when there is a value."""
+        if self.served.board.value == RULER_AVG:
+            ruler = self.ruler
+            return Interval(*ruler.ci) if self.value is not None and ruler is not None and ruler.ci else None
         return self.cell.interval if self.cell is not None and self.cell.counted else None
 
     def shortfall(self) -> str:
@@ -78,8 +90,17 @@ def leaderboard_values(report: Report, config_names: Iterable[str] | None = None
     for board in served:
         pooled = set(board.config_names)
         cell = None
+        ruler = None
         if pooled <= complete:
             columns = columns or paper_columns(report)
-            cell = columns.cells((), columns.mask("config", pooled.__contains__)).get(())
-        out.append(LeaderboardValue(board, len(pooled & complete), cell))
+            where = columns.mask("config", pooled.__contains__)
+            cell = columns.cells((), where).get(())
+            ruler = ruler_average(columns, where, report) if board.board.value == RULER_AVG else None
+        out.append(LeaderboardValue(board, len(pooled & complete), cell, ruler))
     return out
+
+
+def ruler_average(columns: RecordColumns, where: np.ndarray, report: Report) -> RulerValue | None:
+    """RULER's Avg. of the pool's rows (``where``), with its interval: RULER's table row's Avg. column."""
+    rows = ruler_rows(columns, report.settings.threshold, where)
+    return rows[0].column(AVG) if len(rows) == 1 else None

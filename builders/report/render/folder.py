@@ -22,6 +22,7 @@ from ..views.effective import EffectiveLength
 from ..views.heatmap import heatmap
 from ..views.summaries import disagreements
 from .plots import depth_png, language_heatmap_png
+from .ruler import LabelledRow, ruler_csv, ruler_figure
 from .tables import ERROR_HEADER
 
 
@@ -79,13 +80,14 @@ def draw_figures(report: Report) -> dict[str, Child]:
 def report_files(report: Report, document: ScoresDocument, effective: list[EffectiveLength],
                  figures: dict[str, Child] | None = None) -> dict[str, bytes]:
     """scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv (``effective``),
-    depth.csv, heatmap.png, depth.png (when the report has needles) and, strict, disagreements.jsonl; the figures those
-    ``draw_figures`` started, else drawn here."""
+    depth.csv, heatmap.png, depth.png (when the report has needles), ruler_table.csv and ruler.png (when it holds
+    RULER's rows) and, strict, disagreements.jsonl; the figures those ``draw_figures`` started, else drawn here."""
     _, depth = report_depth_cells(report)
-    header = document.groups[0].csv_header(report.strict) if document.groups else []
+    graded = any(g.graded for g in document.groups)
+    header = document.groups[0].csv_header(report.strict, graded) if document.groups else []
     files = {
         "scores.json": document.to_bytes(),
-        "scores.csv": csv_bytes(header, [g.csv_row(report.strict) for g in document.groups]),
+        "scores.csv": csv_bytes(header, [g.csv_row(report.strict, graded) for g in document.groups]),
         "errors.csv": csv_bytes(ERROR_HEADER, [[t] + [c[k] for k in ERROR_HEADER[1:]]
                                                for t, c in document.errors.items()]),
         "examples.jsonl": "".join(example_line(r, report.strict) for r in report.records).encode("utf-8"),
@@ -95,6 +97,11 @@ def report_files(report: Report, document: ScoresDocument, effective: list[Effec
     drawn = {"heatmap.png": figures["heatmap.png"].result() if figures else heatmap_file(report),
              "depth.png": figures["depth.png"].result() if figures else depth_file(report)}
     files.update({name: data for name, data in drawn.items() if data is not None})
+    if document.ruler_table:
+        rows = [LabelledRow(None, row) for row in document.ruler_table]
+        files["ruler_table.csv"] = csv_bytes(*ruler_csv(rows))
+        files["ruler.png"] = ruler_figure(rows, (), "RULER's score (%) by length, mean of its 13 tasks, 95 % bands",
+                                          ranked=False)
     if report.strict:
         files["disagreements.jsonl"] = "".join(
             json.dumps(d, ensure_ascii=False) + "\n" for d in disagreements(report.scored)

@@ -31,7 +31,9 @@ def render_notes(report: Report, document: ScoresDocument) -> str:
     lines += _empty_notes(document)
     for name, cov in sorted(document.coverage.partial_configs.items()):
         lines.append(f"partial: {name} has prediction lines for {cov} rows")
-    lines.append(f"intervals: 95 %; one config: Wilson; pooled: {report.columns.bootstrap.describe()}")
+    lines.append(f"intervals: 95 %; one config: Wilson; pooled: {report.columns.bootstrap.describe()}"
+                 + ("; rows of RULER's graded rules (a score of 0–1 each): the cluster bootstrap, one config too"
+                    if report.columns.graded.any() else ""))
     size = document.sample_size
     if size:
         indices = len(report.columns.bootstrap.labels)

@@ -259,3 +259,77 @@ def none_errors_figure(languages: list[str], counts: dict[str, list[int]], scope
     if counts:
         ax.legend(fontsize=8)
     return fig
+
+
+@dataclass(frozen=True)
+class RulerCurve:
+    """One line of RULER's figure: its name (the ranked panel's) and legend label, lengths (tokens), scores (%; None:
+    not determined), their 95 % intervals (None: none, RULER's published rows), its Avg. (%) and interval, and
+    whether it is a published row."""
+
+    name: str
+    label: str
+    lengths: list[int]
+    scores: list[float | None]
+    intervals: list[tuple[float, float] | None]
+    avg: float | None
+    avg_interval: tuple[float, float] | None
+    published: bool = False
+
+
+def ruler_png(curves: list[RulerCurve], lengths: list[str], threshold: float, title: str, ranked: bool) -> bytes:
+    """RULER's score (%) by length, each report's curve with its 95 % band, published rows dashed and grey, the
+    threshold dotted; ``ranked``: a second panel of every row's Avg., best first (intervals where known)."""
+    entries = len([c for c in curves if not c.published]) + min(sum(c.published for c in curves), 5) + 1
+    height = 3.6 + 0.2 * entries
+    fig = _figure(12 if ranked else 7, max(height, 0.22 * len(curves) + 1.6) if ranked else height,
+                  layout="constrained")
+    ax = fig.add_subplot(1, 2, 1) if ranked else fig.add_subplot()
+    own = [c for c in curves if not c.published]
+    few_published = sum(c.published for c in curves) <= 4
+    for n, curve in enumerate(curves):
+        xs = [i for i, v in enumerate(curve.scores) if v is not None]
+        ys = [curve.scores[i] for i in xs]
+        if curve.published:
+            named = few_published or n == len(own)  # many published rows: one legend entry for them all
+            label = curve.label if few_published else f"RULER's published rows ({len(curves) - len(own)})"
+            ax.plot(xs, ys, linestyle="--", marker="o", fillstyle="none", color="#7f7f7f" if not few_published else
+                    None, alpha=0.55 if not few_published else 0.9, linewidth=1, label=label if named else None)
+            continue
+        line, = ax.plot(xs, ys, marker=MARKERS[n % len(MARKERS)], label=curve.label, linewidth=2)
+        bands = [(i, curve.intervals[i]) for i in xs if curve.intervals[i] is not None]
+        if bands:
+            ax.fill_between([i for i, _ in bands], [b[0] for _, b in bands], [b[1] for _, b in bands],
+                            color=line.get_color(), alpha=0.15, linewidth=0)
+    ax.axhline(threshold, color="black", linestyle=":", linewidth=1, label=f"threshold {threshold:g}: the effective "
+               f"length is the longest length at or above it")
+    ax.set_xticks(range(len(lengths)), lengths)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("context length (tokens; K = 1,024)")
+    ax.set_ylabel("RULER score (%): mean of its 13 tasks")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0), borderaxespad=5.5, frameon=False)
+    ax.set_title(wrap_title(title, 6.5 if ranked else 6.8), fontsize=9)
+    if ranked:
+        _ranked_avg(fig.add_subplot(1, 2, 2), curves)
+    return _png(fig)
+
+
+def _ranked_avg(ax, curves: list[RulerCurve]) -> None:
+    """Every row's Avg., best first: a report's with its interval and colour, a published row hollow and grey."""
+    shown = sorted((c for c in curves if c.avg is not None), key=lambda c: -c.avg)
+    colours = {c.name: f"C{n % 10}" for n, c in enumerate(c for c in curves if not c.published)}
+    for y, curve in enumerate(shown):
+        if curve.published:
+            ax.plot([curve.avg], [y], marker="D", fillstyle="none", color="#7f7f7f", linestyle="none")
+            continue
+        err = None if curve.avg_interval is None else [[curve.avg - curve.avg_interval[0]],
+                                                       [curve.avg_interval[1] - curve.avg]]
+        ax.errorbar([curve.avg], [y], xerr=err, fmt="o", color=colours[curve.name], capsize=3)
+    ax.set_yticks(range(len(shown)), [c.name + (" [published]" if c.published else "") for c in shown], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("Avg. (%) over 4K … 128K")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(wrap_title("Avg. over RULER's six lengths, best first; hollow grey: RULER's published numbers "
+                            "(another harness and tokenizer, no interval)", 5.0), fontsize=9)

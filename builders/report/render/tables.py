@@ -67,6 +67,9 @@ def render_table(report: Report, document: ScoresDocument) -> str:
     line = (f"overall accuracy: {pct(overall.accuracy)}% ({overall.passed}/{overall.counted})" if overall.counted else
             f"overall accuracy: none: no row is counted ({overall.dropped} dropped by the missing-answer policy, "
             f"notes below)")
+    if overall.counted and overall.graded:
+        line = (f"overall score: {pct(overall.accuracy)}% (the mean score of {overall.counted} counted rows, a RULER "
+                f"row's score its credit; {overall.passed} with full credit)")
     if overall.ci:
         line += f", 95 % interval {pct(overall.ci[0])}–{pct(overall.ci[1])}"
     cov = document.coverage

@@ -23,8 +23,8 @@ QUANTILES = ((1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2)
 
 @dataclass(frozen=True)
 class CellSums:
-    """Per cell (rows) and cluster (columns): examples passed and counted, and for a paired cell the
-    second model's passes. ``cells`` × ``clusters`` float matrices."""
+    """Per cell (rows) and cluster (columns): examples passed (graded rows: their credit summed) and counted, and
+    for a paired cell the second model's passes (credit). ``cells`` × ``clusters`` float matrices."""
 
     passed: np.ndarray
     counted: np.ndarray
@@ -83,7 +83,9 @@ class ClusterBootstrap:
         A cell whose resamples all agree has no bootstrap spread: its counted rows all passed (or
         all failed), or every one of its indices fared alike (one index, say, with one of two needles
         found). It gets Wilson's interval at its accuracy for as many examples as it has distinct
-        indices (its independent units): a cell of one index is as uncertain as one example.
+        indices (its independent units): a cell of one index is as uncertain as one example. The same holds for
+        graded rows (``passed`` then sums their credit, 0–1) that all scored alike: a score in 0–1 with mean p
+        varies at most as a pass/fail one (p (1 − p)), so Wilson's interval is the cautious stand-in.
         """
         passed, counted = sums.passed.sum(axis=1), sums.counted.sum(axis=1)
         bounds = percentiles(self.accuracy(sums))

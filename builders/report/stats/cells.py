@@ -3,6 +3,11 @@
 A ``Cell`` is some rows pooled (a config, a task × language, a language × length, ...): how many
 passed and were counted, why the others were not, and the 95 % interval of the accuracy: Wilson's
 when the cell is one config, the cluster bootstrap (``stats/bootstrap.py``) when it pools several.
+
+Rows of a graded rule (RULER's: ``ExampleScore.graded``) score their partial credit (0–1), not pass/fail: a cell
+holding any is *graded*, its value the mean score of its counted rows (RULER's task score, as a fraction; a
+pass/fail row scores 1 or 0), and its interval the cluster bootstrap even for one config (Wilson's is for
+pass/fail counts; with one row per index the cluster bootstrap is the ordinary bootstrap of the rows).
 """
 
 from __future__ import annotations
@@ -31,16 +36,20 @@ class Cell:
     no_response: int
     configs: int
     interval: Interval | None
+    credit: float = 0.0  # the counted rows' scores summed (graded cells; pass/fail cells: ``passed``)
+    graded: bool = False  # some counted row is graded (RULER's rules): the value is the mean score
 
     @property
     def accuracy(self) -> float | None:
-        """passed / counted (None: nothing counted)."""
-        return self.passed / self.counted if self.counted else None
+        """passed / counted, or for a graded cell the mean score of the counted rows (None: nothing counted)."""
+        if not self.counted:
+            return None
+        return self.credit / self.counted if self.graded else self.passed / self.counted
 
     @property
     def method(self) -> str:
-        """"wilson" (one config) or "bootstrap" (several pooled)."""
-        return "wilson" if self.configs == 1 else "bootstrap"
+        """"wilson" (one pass/fail config) or "bootstrap" (several pooled, or graded rows)."""
+        return "wilson" if self.configs == 1 and not self.graded else "bootstrap"
 
     def empty_reason(self) -> str | None:
         """Why nothing is counted, in words (None: something is)."""
@@ -79,6 +88,9 @@ class RecordColumns:
         self.line = np.fromiter((not r.no_line for r in records), dtype=bool, count=len(records))
         self.counted = np.fromiter((s.counted for s in scores), dtype=np.float64, count=len(scores))
         self.passed = np.fromiter((s.counted and s.passed for s in scores), dtype=np.float64, count=len(scores))
+        # each counted row's score: its credit under a graded rule, else its pass (then equal to ``passed``)
+        self.credit = np.fromiter((s.score if s.counted else 0.0 for s in scores), dtype=np.float64, count=len(scores))
+        self.graded = np.fromiter((s.counted and s.graded for s in scores), dtype=np.float64, count=len(scores))
         self.truncated = np.fromiter((s.status == "truncated" for s in scores), dtype=np.float64, count=len(scores))
         self.no_response = np.fromiter((s.status == "no_response" for s in scores), dtype=np.float64, count=len(scores))
         self.bootstrap = ClusterBootstrap(np.fromiter((r.index for r in records), dtype=np.int64, count=len(records)))
@@ -105,7 +117,8 @@ class RecordColumns:
         n_configs = len(self.values["config"])
         pairs = np.unique(chosen_cell * max(n_configs, 1) + self.codes["config"][where])
         configs = np.bincount(pairs // max(n_configs, 1), minlength=n_cells)
-        intervals = self._intervals(cell_of, n_cells, configs, total(self.passed), total(self.counted))
+        credit, graded = total(self.credit), total(self.graded) > 0
+        intervals = self._intervals(cell_of, n_cells, (configs > 1) | graded, total(self.passed), total(self.counted))
         sums = [total(c) for c in (self.passed, self.counted, self.line.astype(np.float64), np.ones(len(self.records)),
                                    self.truncated, self.no_response)]
         out = {}
@@ -115,24 +128,26 @@ class RecordColumns:
                 size = len(self.values[name])
                 key.append(self.values[name][packed % size])
                 packed //= size
-            out[tuple(reversed(key))] = Cell(*(int(s[k]) for s in sums), int(configs[k]), intervals[k])
+            out[tuple(reversed(key))] = Cell(*(int(s[k]) for s in sums), int(configs[k]), intervals[k],
+                                             float(credit[k]), bool(graded[k]))
         return out
 
     def standard_error(self) -> float:
-        """The bootstrap standard error of the overall accuracy (all counted rows pooled)."""
-        sums = self.bootstrap.sums(np.where(self.counted > 0, 0, -1), 1, self.passed, self.counted)
+        """The bootstrap standard error of the overall accuracy (all counted rows pooled; graded rows' credit)."""
+        sums = self.bootstrap.sums(np.where(self.counted > 0, 0, -1), 1, self.credit, self.counted)
         return float(self.bootstrap.standard_errors(sums)[0])
 
-    def _intervals(self, cell_of: np.ndarray, n_cells: int, configs: np.ndarray, passed: np.ndarray,
+    def _intervals(self, cell_of: np.ndarray, n_cells: int, resampled: np.ndarray, passed: np.ndarray,
                    counted: np.ndarray) -> list[Interval | None]:
-        """Wilson for one-config cells, the shared cluster bootstrap for the others (computed for those only)."""
+        """Wilson for one-config pass/fail cells, the shared cluster bootstrap (of the rows' scores) for the others
+        (``resampled``: pooled or graded; computed for those only)."""
         out: list[Interval | None] = [wilson(int(p), int(c)) for p, c in zip(passed, counted)]
-        pooled = np.flatnonzero(configs > 1)
+        pooled = np.flatnonzero(resampled)
         if len(pooled):
             renumber = np.full(n_cells, -1, dtype=np.int64)
             renumber[pooled] = np.arange(len(pooled))
             sub = np.where(cell_of >= 0, renumber[np.maximum(cell_of, 0)], -1)
-            sums = self.bootstrap.sums(sub, len(pooled), self.passed, self.counted)
+            sums = self.bootstrap.sums(sub, len(pooled), self.credit, self.counted)
             for k, interval in zip(pooled, self.bootstrap.intervals(sums)):
                 out[k] = interval
         return out

@@ -17,7 +17,12 @@ cluster, p = 1.
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
+
+MAX_SCALE = 1_000  # graded scores finer than a thousandth are tested on their nearest thousandth
 
 
 def sign_flip_p(differences: np.ndarray) -> float:
@@ -40,6 +45,17 @@ def sign_flip_p(differences: np.ndarray) -> float:
         reach += size
     outcomes = np.abs(np.arange(-total, total + 1))
     return min(1.0, float(pmf[outcomes >= observed].sum()))
+
+
+def score_scale(scores: np.ndarray) -> int:
+    """The unit that makes every score a whole number: 1 for passes (0/1), the least common multiple of graded
+    credits' denominators (``k / n``, n ≤ ``MAX_SCALE``), at most ``MAX_SCALE``."""
+    scale = 1
+    for value in np.unique(np.asarray(scores, dtype=np.float64)).tolist():
+        scale = math.lcm(scale, Fraction(value).limit_denominator(MAX_SCALE).denominator)
+        if scale > MAX_SCALE:
+            return MAX_SCALE
+    return scale
 
 
 def sign_flip_p_values(differences: np.ndarray) -> list[float]:

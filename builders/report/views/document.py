@@ -1,6 +1,7 @@
 """The content of scores.json as a function of a Report (``scores_document``): coverage, summaries with
 intervals, null and truncated outputs, error categories, how the intervals were computed, the sample
-size, and in strict reports the paper-mode overall and the disagreements."""
+size, RULER's table row when the report holds RULER's rows, and in strict reports the paper-mode overall and
+the disagreements."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..report_data import Report
 from ..score.records import Record
 from ..stats.bootstrap import ClusterBootstrap
 from ..stats.closed_form import Z95
+from .ruler_table import ruler_rows
 from .sample_size import sample_size
 from .summaries import (config_scores, disagreements, errors_by_task, overall_cell, partial_configs, summaries_by,
                         summarize, with_ci)
@@ -19,9 +21,14 @@ from .summaries import (config_scores, disagreements, errors_by_task, overall_ce
 DISAGREEMENTS_SHOWN = 50  # examples of scores.json's disagreements (all of them in disagreements.jsonl)
 
 
-def intervals_method(bootstrap: ClusterBootstrap) -> dict[str, str]:
-    """How each kind of interval was computed (stated in scores.json)."""
-    return {"confidence": "95 %", "config": f"Wilson score interval (z = {Z95:.4f})", "pooled": bootstrap.describe()}
+GRADED_INTERVAL = ("graded rows (RULER's rules: each row's credit, 0–1) are never Wilson's: a config or pool holding "
+                   "any takes the cluster bootstrap of its rows' mean score")
+
+
+def intervals_method(bootstrap: ClusterBootstrap, graded: bool = False) -> dict[str, str]:
+    """How each kind of interval was computed (stated in scores.json; ``graded``: the report holds graded rows)."""
+    method = {"confidence": "95 %", "config": f"Wilson score interval (z = {Z95:.4f})", "pooled": bootstrap.describe()}
+    return {**method, "graded": GRADED_INTERVAL} if graded else method
 
 
 def by_family(scored: Sequence[Record], chosen: Sequence[Record]) -> dict[str, int]:
@@ -62,8 +69,9 @@ def scores_document(report: Report) -> ScoresDocument:
         overall=with_ci(summarize(scored), overall_cell(columns)), null_predictions=null_predictions(scored),
         finish_reason_length=finish_reason_length(scored), by_task=by_task,
         by_language=summaries_by("language", scored, columns), by_length=summaries_by("length_label", scored, columns),
-        groups=groups, errors=errors_by_task(by_task), intervals=intervals_method(columns.bootstrap),
-        sample_size=sample_size(columns, groups), dataset=report.dataset, extra=dict(report.extra))
+        groups=groups, errors=errors_by_task(by_task), intervals=intervals_method(columns.bootstrap, bool(columns.graded.any())),
+        sample_size=sample_size(columns, groups), dataset=report.dataset,
+        ruler_table=ruler_rows(columns, report.settings.threshold) or None, extra=dict(report.extra))
     if report.strict:
         doc.paper_overall = Summary(**summarize(scored, paper=True))
         found = disagreements(scored)

@@ -1,6 +1,7 @@
 """Summaries of the records, each accuracy with its 95 % interval: one line per config (``config_scores``),
 micro averages per task, language or length (``summaries_by``), the overall one, error categories per
 task, coverage, and the strict/paper disagreements. The parts of scores.json and of the printed tables.
+A group holding rows of a graded rule (RULER's) is valued by the mean score of its rows (their credit).
 """
 
 from __future__ import annotations
@@ -22,8 +23,13 @@ def with_ci(summary: dict[str, Any], cell: Cell | None) -> Summary:
 
 
 def summarize(scored: Sequence[Record], paper: bool = False) -> dict[str, Any]:
-    """``scoring.summarize`` over scored records (their paper-mode scores if ``paper``)."""
-    return scoring.summarize((r.paper if paper else r.score) for r in scored)
+    """``scoring.summarize`` over scored records (their paper-mode scores if ``paper``); where a counted record is
+    graded (RULER's rules), ``accuracy`` is the mean score (``scoring.mean_score``) and ``graded`` is True."""
+    scores = [r.paper if paper else r.score for r in scored]
+    summary = scoring.summarize(scores)
+    if any(s.graded and s.counted for s in scores):
+        summary.update(accuracy=scoring.mean_score(scores), graded=True)
+    return summary
 
 
 def coverage(records: Sequence[Record]) -> dict[str, tuple[int, int]]:

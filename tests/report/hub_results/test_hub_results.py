@@ -149,3 +149,25 @@ def test_the_interval_written_into_the_notes_reads_back():
     written = "95 % CI 61.20–65.60 (cluster bootstrap over example indices); 9,050 of 9,100 rows counted, 5,700 passed"
     assert noted_interval(written) == (61.2, 65.6)
     assert noted_interval("no interval (nothing counted)") is None and noted_interval(None) is None
+
+
+def test_the_ruler_board_is_valued_by_rulers_average_with_its_interval(tmp_path):
+    """A report of the whole ruler grid publishes the ``ruler`` task: RULER's Avg. of its table row (not the micro
+    accuracy of its rows), the Avg.'s interval in the notes, and RULER's 500 examples as the reference count."""
+    from ruler_export import answer_with, ruler_specs, write_ruler_export
+
+    rows = write_ruler_export(tmp_path / "export", ruler_specs(), rows=2)
+    # index 0 finds every reference, index 1 the first one only: credit 1 / (1 or 1/n) per row
+    preds = [{"id": i, "prediction": answer_with(r, len(r["answers"]) if r["index"] == 0 else 1)}
+             for i, r in rows.items()]
+    path = write_jsonl(tmp_path / "preds.jsonl", preds)
+    result = run_cli(["score", path, "--dataset", tmp_path / "export", "--out", tmp_path / "report",
+                      "--dataset-id", DATASET_ID])
+    assert result.exit_code == 0, result.output
+    (entry,) = read_entries(tmp_path / "report")
+    scores = json.loads((tmp_path / "report" / "scores.json").read_text(encoding="utf-8"))
+    avg = next(c for c in scores["ruler_table"][0]["columns"] if c["column"] == "Avg.")
+    assert entry.task_id == "ruler" and entry.value == round(100 * avg["value"], 2)
+    assert entry.value != round(100 * scores["overall"]["passed"] / scores["overall"]["counted"], 2)  # not micro
+    assert f"95 % CI {100 * avg['ci'][0]:.2f}–{100 * avg['ci'][1]:.2f}" in entry.notes
+    assert "RULER's Avg." in entry.notes and "2 examples per config (RULER's paper: 500)" in entry.notes

@@ -25,10 +25,11 @@ def custom_dataset(oneruler_config: str, **metadata) -> dict:
 
 
 def process_results(doc: dict, results: list) -> dict:
-    """``{"acc": 1.0 | 0.0 | None}`` for one row (None: left out of the accuracy, as the paper does)."""
+    """``{"acc": 1.0 | 0.0 | None}`` for one row (a RULER task's row: its credit, 0–1; None: left out of the accuracy,
+    as the paper does)."""
     return {"acc": score_doc(doc, results[0] if results else None)}
 
 
 def accuracy(values: list) -> float:
-    """lm-eval's aggregation of ``acc``: passed / counted."""
+    """lm-eval's aggregation of ``acc``: passed / counted (RULER's tasks: the mean credit of the counted rows)."""
     return counted_mean(values)
