@@ -1,6 +1,6 @@
 """RULER-shaped exports for the report's RULER tests: hand-written rows of RULER's 13 English tasks (and its
 cross-lingual VT and XQuAD QA configs) with the exact row schema of their families (``spec/schema.py``: the core
-fields, then ``answer_prefix``), in the exporter's layout (``grid_export.write_grid_export``).
+fields, then ``answer_prefix``, and QA's pool columns), in the exporter's layout (``grid_export.write_grid_export``).
 
 The rows are not RULER's prompts (its generators are written elsewhere); their references are made so that a test
 knows the credit of every prediction: ``answer_with(row, hits)`` holds the first ``hits`` references, so a
@@ -23,6 +23,7 @@ from grid_export import write_grid_export
 REFERENCES = {"ruler_niah_multivalue": 4, "ruler_niah_multiquery": 4, "ruler_vt": 5, "ruler_cwe": 10, "ruler_fwe": 3,
               "ruler_qa_1": 2, "ruler_qa_2": 2, "ruler_qa_xquad": 2}
 NIAH = {t for t in RULER_TASKS if t.startswith("ruler_niah")}
+QA_POOL = {"qa_pool_size": 240, "qa_pool_exhausted": False}  # QA's own columns (the source's documents, none run out)
 
 
 def references(spec: ConfigSpec, index: int) -> list[str]:
@@ -44,6 +45,7 @@ def ruler_row(spec: ConfigSpec, index: int) -> dict:
            "answers": answers, "num_tokens": 10, "needles": needles, "queries": ["key0"], "context_span": [0, 5],
            "index": index, "seed": 42, "reserve": get_task(spec.task).reserve,
            "budget": spec.length - get_task(spec.task).reserve, "num_units": 3, "answer_prefix": "Answer: "}
+    row.update({name: value for name, value in QA_POOL.items() if name in features_of(spec.task)})
     assert list(row) == list(features_of(spec.task)), "the row's fields are its family's schema"
     return row
 
