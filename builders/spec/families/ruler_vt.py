@@ -11,8 +11,9 @@ from .ruler import ENGLISH_INSTRUCTIONS, RulerTask, ruler_family
 VT_RESERVE = 30  # RULER's tokens_to_generate for variable_tracking
 
 TASKS: tuple[RulerTask, ...] = (
-    RulerTask("ruler_vt", "ruler_vt", "vt", "RULER VT", "noise haystack (English) or the language's book; 1 "
-              "chain of 4 hops, after one in-context example", "5 statements", "the 5 variables of the chain", VT_RESERVE, "string_match_all"),
+    RulerTask("ruler_vt", "ruler_vt", "vt", "RULER VT", "noise haystack; 1 chain of 4 hops, after one in-context "
+              "example (outside English: the language's book)", "5 statements", "the 5 variables of the chain",
+              VT_RESERVE, "string_match_all"),
 )
 
 RULER_VT = ruler_family(
