@@ -9,7 +9,10 @@ configs of the main grid), ``oneruler_{lang}`` (a language's 28 main configs),
 ``oneruler_depth_{lang}`` (a language's 44 s_niah depths), ``oneruler_depth_xling`` (CROSS's five
 depths for the en/pl/ko pairs), ``oneruler_evidence`` (all) and ``oneruler_evidence_k{K}`` (one K); then one task
 per config of RULER's grid (78) and the groups ``oneruler_ruler`` (all), ``oneruler_ruler_{task}`` (RULER's name:
-``oneruler_ruler_niah_single_1``, six lengths) and ``oneruler_ruler_{length}`` (``oneruler_ruler_4096``, 13 tasks).
+``oneruler_ruler_niah_single_1``, six lengths) and ``oneruler_ruler_{length}`` (``oneruler_ruler_4096``, 13 tasks); then
+one task per config of RULER's cross-lingual grid (192: VT in 25 books, QA over XQuAD in 7) and the groups
+``oneruler_ruler_xling`` (all), ``oneruler_ruler_xling_{vt,qa_xquad}``, ``oneruler_ruler_xling_{lang}`` and
+``oneruler_ruler_xling_{length}``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ lm-eval groups and the Hub leaderboards' pools all read ``GRIDS``.
   every language at 32k and 128k.
 - ``ruler``: RULER's 13 English tasks (Hsieh et al., 2024) in RULER's order × its six lengths, powers of two
   4096 … 131072, where its published table is measured (78 configs).
+- ``ruler_xling``: RULER's categories across languages at the same six lengths, with RULER's English instruction:
+  variable tracking in the 25 other languages' books (``pl-en_ruler_vt_32768``, 150), then QA over XQuAD in its
+  six ONERULER languages and English (``de-en_ruler_qa_xquad_8192``, ``en_ruler_qa_xquad_8192``, 42): 192 configs.
 """
 
 from __future__ import annotations
@@ -81,6 +84,22 @@ def iter_ruler_configs() -> Iterator[ConfigSpec]:
             yield ConfigSpec("en", task, length)
 
 
+# XQuAD's languages that are ONERULER's (ruler_qa_xquad's context languages), English last as in the issue.
+XQUAD_LANGUAGES: tuple[str, ...] = ("de", "es", "hi", "ru", "vi", "zh", "en")
+
+
+def iter_ruler_xling_configs() -> Iterator[ConfigSpec]:
+    """RULER's categories across languages (192): VT in each of the 25 other languages' books, then QA over XQuAD in
+    de, es, hi, ru, vi, zh and en; each × RULER's six lengths, with RULER's English instruction."""
+    for lang in LANGUAGE_CODES:
+        if lang != "en":
+            for length in RULER_LENGTHS:
+                yield ConfigSpec(lang, "ruler_vt", length, "en")
+    for lang in XQUAD_LANGUAGES:
+        for length in RULER_LENGTHS:
+            yield ConfigSpec(lang, "ruler_qa_xquad", length, "en")
+
+
 def is_main(spec: ConfigSpec) -> bool:
     """A config of the paper's main grid (7 tasks, same language for context and instructions)."""
     return not spec.is_cross_lingual and spec.task in MAIN_TASKS
@@ -113,6 +132,16 @@ def _evidence_groups(specs: list[ConfigSpec]) -> Groups:
     return out
 
 
+def _ruler_xling_groups(specs: list[ConfigSpec]) -> Groups:
+    """All of it (""), one task (``vt``, ``qa_xquad``), one context language (``pl``), one length (``4096``)."""
+    out: Groups = {"": list(specs)}
+    out.update({task.removeprefix("ruler_"): [s for s in specs if s.task == task]
+                for task in ("ruler_vt", "ruler_qa_xquad")})
+    out.update({lang: [s for s in specs if s.context_language == lang] for lang in LANGUAGE_CODES})
+    out.update({render_length(n): [s for s in specs if s.length == n] for n in RULER_LENGTHS})
+    return out
+
+
 def _ruler_groups(specs: list[ConfigSpec]) -> Groups:
     """All of it (""), one task (RULER's name: ``niah_single_1``), one length (``4096``)."""
     out: Groups = {"": list(specs)}
@@ -132,7 +161,11 @@ GRIDS: dict[str, Grid] = {grid.name: grid for grid in (
          group="evidence", holds="multi-evidence", marks=re.compile(r"_mv[0-9*?\[]")),
     Grid("ruler", "RULER's 13 English tasks × 4096 … 131072 (78 configs)", iter_ruler_configs, _ruler_groups,
          "'*_niah_*' (retrieval), '*_ruler_vt_*' (one task), '*_131072' (one length)",
-         group="ruler", holds="RULER", marks=re.compile(r"ruler_")),
+         group="ruler", holds="RULER", marks=re.compile(r"(?<!-en_)ruler_(?!qa_xquad)")),
+    Grid("ruler_xling", "RULER's VT in 25 languages' books and QA over XQuAD in 7, English instructions × 4096 … "
+         "131072 (192 configs)", iter_ruler_xling_configs, _ruler_xling_groups,
+         "'pl-*' (one language), '*_ruler_vt_*' (one task), '*_131072' (one length)",
+         group="ruler_xling", holds="RULER's cross-lingual", marks=re.compile(r"-en_ruler_|ruler_qa_xquad")),
 )}
 DEFAULT_GRID = "standard"
 

@@ -22,7 +22,7 @@ LANGS = ("en", "zh", "ko", "pl", "ja", "fr", "de", "es", "it", "pt", "ru", "uk",
 
 def test_one_task_per_standard_config_named_after_it():
     names = [e.name for e in task_entries()]
-    assert len(names) == len(set(names)) == 952 + 1264 + 208 + 78
+    assert len(names) == len(set(names)) == 952 + 1264 + 208 + 78 + 192
     assert names[:952] == [f"oneruler_{c}" for c in iter_standard_names()]
     for name in ("oneruler_pl_s_niah_128k", "oneruler_ko-en_none_niah_8k", "oneruler_en_s_niah_nonone_32k"):
         assert name in names
@@ -66,14 +66,14 @@ def test_groups_hold_the_papers_slices():
         assert len(members) == 182 and all(t.endswith(f"_{length}") for t in members)
     assert len(found["oneruler_xling"]) == 120
     assert {t.split("_")[1] for t in found["oneruler_xling"]} == {"en-ko", "en-pl", "ko-en", "ko-pl", "pl-en", "pl-ko"}
-    assert len(found) == 1 + 26 + 8 + 4 + 1 + (1 + 26 + 1) + (1 + 4) + (1 + 13 + 6)
+    assert len(found) == 1 + 26 + 8 + 4 + 1 + (1 + 26 + 1) + (1 + 4) + (1 + 13 + 6) + (1 + 2 + 25 + 1 + 6)
     task_names = {e.name for e in task_entries()}
     assert not task_names & set(found)
     assert all(set(members) <= task_names for members in found.values())
 
 
 def test_rulers_grid_has_tasks_and_groups():
-    entries = {e.name: e for e in task_entries()[952 + 1264 + 208:]}
+    entries = {e.name: e for e in task_entries()[952 + 1264 + 208:][:78]}
     found = groups()
     assert len(entries) == 78 and set(found["oneruler_ruler"]) == set(entries)
     assert entries["oneruler_en_ruler_niah_single_1_4096"].reserve == 128  # max_gen_toks: RULER's tokens_to_generate
@@ -149,3 +149,15 @@ class _FunctionLoader(yaml.SafeLoader):
 
 
 _FunctionLoader.add_constructor("!function", lambda loader, node: f"!function {loader.construct_scalar(node)}")
+
+
+def test_rulers_cross_lingual_grid_has_tasks_and_groups():
+    entries = {e.name: e for e in task_entries()[952 + 1264 + 208 + 78:]}
+    found = groups()
+    assert len(entries) == 192 and set(found["oneruler_ruler_xling"]) == set(entries)
+    assert entries["oneruler_pl-en_ruler_vt_32768"].reserve == 30 and entries["oneruler_pl-en_ruler_vt_32768"].prefilled
+    assert entries["oneruler_de-en_ruler_qa_xquad_8192"].reserve == 32
+    assert found["oneruler_ruler_xling_pl"] == [f"oneruler_pl-en_ruler_vt_{n}"
+                                               for n in (4096, 8192, 16384, 32768, 65536, 131072)]
+    assert len(found["oneruler_ruler_xling_de"]) == 12 and len(found["oneruler_ruler_xling_vt"]) == 150
+    assert len(found["oneruler_ruler_xling_qa_xquad"]) == 42 and "oneruler_en_ruler_qa_xquad_4096" in entries

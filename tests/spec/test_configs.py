@@ -300,3 +300,27 @@ def test_the_ruler_grid_is_rulers_13_tasks_at_its_six_lengths(ruler_sources):
     assert [s.name for s in match_configs(["*_vt_*"], grid_name="ruler")][:2] == ["en_ruler_vt_4096", "en_ruler_vt_8192"]
     with pytest.raises(ConfigNameError, match="RULER configs are in the ruler grid: add grid ruler"):
         match_configs(["*_ruler_vt_*"])
+
+
+def test_the_ruler_xling_grid_is_vt_in_25_books_and_qa_over_xquad_in_7(ruler_sources):
+    from builders.spec.grids import RULER_LENGTHS, grid_groups
+    from builders.spec.languages import LANGUAGE_CODES
+
+    specs = grid_configs("ruler_xling")
+    assert len(specs) == 192 == len({s.name for s in specs})
+    vt = [s for s in specs if s.task == "ruler_vt"]
+    assert {(s.context_language, s.length) for s in vt} == {(c, n) for c in LANGUAGE_CODES if c != "en"
+                                                            for n in RULER_LENGTHS}
+    xquad = {(s.context_language, s.length) for s in specs if s.task == "ruler_qa_xquad"}
+    assert xquad == {(c, n) for c in ("de", "es", "hi", "ru", "vi", "zh", "en") for n in RULER_LENGTHS}
+    assert {c for c, _ in xquad} == set(ruler_sources.xquad_languages) & set(LANGUAGE_CODES)
+    assert {s.instruction_language for s in specs} == {"en"} and not set(specs) & set(grid_configs("ruler"))
+    assert specs[0].name == "cs-en_ruler_vt_4096" and specs[-1].name == "en_ruler_qa_xquad_131072"
+    assert [parse_config_name(s.name) for s in specs] == specs
+    groups = grid_groups("ruler_xling")
+    assert (len(groups["vt"]), len(groups["qa_xquad"]), len(groups["pl"]), len(groups["de"]),
+            len(groups["8192"])) == (150, 42, 6, 12, 32)
+    with pytest.raises(ConfigNameError, match="in the ruler_xling grid: add grid ruler_xling"):
+        match_configs(["pl-en_ruler_vt_*"])
+    with pytest.raises(ConfigNameError, match="in the ruler_xling grid: add grid ruler_xling"):
+        match_configs(["*_ruler_qa_xquad_*"])

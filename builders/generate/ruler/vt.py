@@ -18,13 +18,13 @@ A row of ``ruler_vt``, its settings (``num_chains``, ``num_hops``, ``type_haysta
 Where RULER's draws can collide, ours do not: variables of a chain are distinct (a repeat makes RULER's
 generator crash or start a second chain), and a renamed example variable is never another of its names or
 ``VAR`` (RULER's ``str.replace`` would then rename two, or the keyword). Each draw comes from the project's
-stable RNG per row; the example per (config, seed). Only the noise haystack exists (RULER's settings); a
-context in another language is the cross-lingual generator's, not yet here.
+stable RNG per row; the example per (config, seed). This module makes RULER's noise haystack (RULER's settings),
+which every English context keeps; a context in another language is ONERULER's book in that language
+(``vt_book.py``: RULER's rule for a text haystack).
 """
 
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass
 
 from ...base.errors import OneRulerError
@@ -37,56 +37,9 @@ from ..rng import StableRng
 from .fit import fit_tight
 from .frame import RulerFrame, ruler_frame
 from .lines import NOISE, LineCounter, make_lines
-
-LETTERS, EXAMPLE_LETTERS = 5, 3  # variable name lengths: the task's, the in-context example's
-EXAMPLE_TOKENS = 500  # RULER makes its example to fit max_seq_length=500 with nothing kept for an answer
-EXAMPLE_VALUE = "12345"
-MAX_EXAMPLE_HOPS = 10  # generate_chains: num_hops = min(10, num_hops) for the example
-VALUE_MIN, VALUE_MAX = 10_000, 99_998  # np.random.randint(10000, 99999): the high end excluded
-KEYWORD = "VAR"
-
-
-def draw_name(rng: StableRng, letters: int, taken: set[str]) -> tuple[str, int]:
-    """(a name of ``letters`` upper-case letters not in ``taken``, names rejected first); it joins ``taken``."""
-    rejected = 0
-    while True:
-        name = "".join(string.ascii_uppercase[rng.randbelow(26)] for _ in range(letters))
-        if name not in taken and name != KEYWORD:
-            taken.add(name)
-            return name, rejected
-        rejected += 1
-
-
-def statements(names: list[str], value: str) -> list[str]:
-    """RULER's chain: ``VAR A = value``, then ``VAR B = VAR A `` for each next variable."""
-    return [f"VAR {names[0]} = {value}"] + [f"VAR {names[j + 1]} = VAR {names[j]} " for j in range(len(names) - 1)]
-
-
-@dataclass(frozen=True)
-class Chains:
-    """The chains of one prompt: each one's variables and statements, and the names redrawn as repeats."""
-
-    names: tuple[tuple[str, ...], ...]
-    statements: tuple[tuple[str, ...], ...]
-    rejected: int = 0
-
-    @property
-    def value(self) -> str:
-        """The value the question asks about (the first chain's)."""
-        return self.statements[0][0].split("=")[-1].strip()
-
-
-def draw_chains(rng: StableRng, args: dict, letters: int, value: str | None) -> Chains:
-    """``num_chains`` chains of ``num_hops`` hops: distinct names, each chain's value drawn (or ``value``)."""
-    taken: set[str] = set()
-    names, lines, rejected = [], [], 0
-    for _ in range(args["num_chains"]):
-        drawn = [draw_name(rng, letters, taken) for _ in range(args["num_hops"] + 1)]
-        chain = [name for name, _ in drawn]
-        rejected += sum(r for _, r in drawn)
-        names.append(tuple(chain))
-        lines.append(tuple(statements(chain, value or str(rng.randint(VALUE_MIN, VALUE_MAX)))))
-    return Chains(tuple(names), tuple(lines), rejected)
+from .vt_book import book_vt_fields
+from .vt_chains import (EXAMPLE_LETTERS, EXAMPLE_TOKENS, EXAMPLE_VALUE, KEYWORD, LETTERS, MAX_EXAMPLE_HOPS,
+                        VALUE_MAX, VALUE_MIN, Chains, draw_chains, draw_name, vt_row)
 
 
 def layout(rng: StableRng, noise_lines: int, chains: Chains) -> list[str]:
@@ -171,8 +124,7 @@ def _records(lines: list[str], chains: Chains, counter: LineCounter, noise_token
 def ruler_vt_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, material: RowMaterial) -> dict:
     """The content fields of one RULER VT row (those of the RULER VT family)."""
     if spec.context_language != "en":
-        raise OneRulerError(f"config {spec.name!r}: RULER's variable tracking in a {spec.context_language!r} context "
-                            f"(ONERULER's book as haystack) is not generated yet; en_{task.name}_{spec.length} is")
+        return book_vt_fields(spec, task, index, seed, material)
     setting = material.ruler.tasks.setting(task.ruler_name)
     args = dict(setting.args)
     if args["type_haystack"] != "noise":
@@ -203,15 +155,4 @@ def ruler_vt_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, ma
     placed = build(fit.units)
     context = context_of(placed)
     tokens = fit.tokens if context == "\n".join(placed) else counter.count(head + context + lines.tail)
-    return {
-        "input": head + context + frame.tail,
-        "answers": list(chains.names[0]),
-        "num_tokens": tokens,
-        "needles": _records(placed, chains, lines, noise),
-        "queries": [chains.value],
-        "context_span": [len(head), len(head) + len(context)],
-        "num_units": fit.units,
-        "budget": spec.length - task.reserve,
-        "reserve": task.reserve,
-        "answer_prefix": frame.answer_prefix,
-    }
+    return vt_row(spec, task, frame, head, context, chains, (tokens, fit.units), _records(placed, chains, lines, noise))
