@@ -94,7 +94,7 @@ def test_scoring_options():
     ({"preset": "o1"}, "preset must be one of o3-mini-high, deepseek-r1, got 'o1'"),
     ({"dataset": 3}, "dataset must be a string like 'org/oneruler', got 3"),
     ({"tokenizer": "cl100k=other"}, "tokenizer cl100k=other: 'cl100k' is the built-in alias"),
-    ({"grid": "mine"}, "grid must be one of standard, depth, evidence, ruler, got 'mine'"),
+    ({"grid": "mine"}, "grid must be one of standard, depth, evidence, ruler, ruler_xling, got 'mine'"),
 ])
 def test_bad_options_are_errors_naming_the_option(options, message):
     with pytest.raises(OneRulerError, match="^" + re.escape(message)):
