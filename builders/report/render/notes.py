@@ -71,12 +71,23 @@ def paper_policy(dropped: str = "dropped from the accuracy", families: Iterable[
     return ", ".join(f"{labels} {text}" for labels, text in parts if labels)
 
 
+def paper_truncation(families: list[str]) -> str:
+    """What the paper's policy does with a length-cut answer, family by family: treated as no response, except
+    where the family's rule scores a cut answer as written (``Rule.cut_scored``: RULER's)."""
+    as_written = [name for name in families if name in FAMILIES and get_rule(FAMILIES[name].scoring_rule).cut_scored]
+    others = [name for name in families if name not in as_written]
+    parts = [f"treated as no response ({paper_policy('dropped', others)})"] if others or not as_written else []
+    if as_written:
+        parts.append(f"{'/'.join(FAMILIES[name].label for name in as_written)} scored as written (RULER's rule)")
+    return "paper policy: " + "; ".join(parts)
+
+
 def _truncation_note(report: Report, document: ScoresDocument) -> str:
     t, options = document.finish_reason_length, report.options
     if options.missing_policy == "upstream":
         policy = "upstream policy: dropped for every task"
     else:
-        policy = {"paper": f"paper policy: treated as no response ({paper_policy('dropped', t.by_family)})",
+        policy = {"paper": paper_truncation(list(t.by_family)),
                   "score": "scored as written", "wrong": "counted wrong for every task"}[options.truncation]
     answered = sum(r.prediction is not None for r in report.scored)
     if answered and t.unknown == answered:
