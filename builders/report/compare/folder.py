@@ -14,7 +14,7 @@ from ...spec.configs import render_length
 from ..render.folder import csv_bytes, write_files
 from ..render.plots import (GridCell, depth_png, difference_png, group_curves_png, language_heatmap_png,
                             none_errors_png)
-from ..render.ruler import RULER_TITLE, LabelledRow, ruler_csv, ruler_figure, ruler_table_text
+from ..render.ruler import RULER_TITLE, LabelledRow, drawable, ruler_csv, ruler_figure, ruler_table_text
 from ..render.tables import cell_text, render_rows
 from ..stats.cells import Cell
 from ..views.depth import DepthCell, depth_title, report_depth_cells
@@ -158,8 +158,9 @@ def _ruler(reports: list[ModelReport], published: Sequence[PublishedRow]) -> tup
     figure_title = ("RULER's score (%) by length, mean of its 13 tasks: each report with its 95 % band"
                     + ("; dashed: RULER's published numbers (another harness and tokenizer, no interval)"
                        if published else ""))
-    files = {"ruler_table.csv": csv_bytes(*ruler_csv(rows, published)),
-             "ruler.png": ruler_figure(rows, published, figure_title, ranked=True)}
+    files = {"ruler_table.csv": csv_bytes(*ruler_csv(rows, published))}
+    if published or drawable(rows):  # nothing determined and nothing published: no empty figure
+        files["ruler.png"] = ruler_figure(rows, published, figure_title, ranked=True)
     return (f"{title}\n{ruler_table_text(rows, published)}",
             f"## RULER's table\n\n{title}\n\n{ruler_table_text(rows, published, markdown=True)}\n\n", files)
 

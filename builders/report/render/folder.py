@@ -22,7 +22,7 @@ from ..views.effective import EffectiveLength
 from ..views.heatmap import heatmap
 from ..views.summaries import disagreements
 from .plots import depth_png, language_heatmap_png
-from .ruler import LabelledRow, ruler_csv, ruler_figure
+from .ruler import LabelledRow, drawable, ruler_csv, ruler_figure
 from .tables import ERROR_HEADER
 
 
@@ -80,8 +80,8 @@ def draw_figures(report: Report) -> dict[str, Child]:
 def report_files(report: Report, document: ScoresDocument, effective: list[EffectiveLength],
                  figures: dict[str, Child] | None = None) -> dict[str, bytes]:
     """scores.json (``document``), scores.csv, errors.csv, examples.jsonl, effective_length.csv (``effective``),
-    depth.csv, heatmap.png, depth.png (when the report has needles), ruler_table.csv and ruler.png (when it holds
-    RULER's rows) and, strict, disagreements.jsonl; the figures those ``draw_figures`` started, else drawn here."""
+    depth.csv, heatmap.png, depth.png (when the report has needles), ruler_table.csv (when it holds
+    RULER's rows) and ruler.png (when a length of it is determined) and, strict, disagreements.jsonl; the figures those ``draw_figures`` started, else drawn here."""
     _, depth = report_depth_cells(report)
     graded = any(g.graded for g in document.groups)
     header = document.groups[0].csv_header(report.strict, graded) if document.groups else []
@@ -100,8 +100,9 @@ def report_files(report: Report, document: ScoresDocument, effective: list[Effec
     if document.ruler_table:
         rows = [LabelledRow(None, row) for row in document.ruler_table]
         files["ruler_table.csv"] = csv_bytes(*ruler_csv(rows))
-        files["ruler.png"] = ruler_figure(rows, (), "RULER's score (%) by length, mean of its 13 tasks, 95 % bands",
-                                          ranked=False)
+        if drawable(rows):  # no length determined (tasks missing at every length): the table says so, no empty figure
+            files["ruler.png"] = ruler_figure(rows, (), "RULER's score (%) by length, mean of its 13 tasks, 95 % bands",
+                                              ranked=False)
     if report.strict:
         files["disagreements.jsonl"] = "".join(
             json.dumps(d, ensure_ascii=False) + "\n" for d in disagreements(report.scored)

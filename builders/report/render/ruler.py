@@ -115,6 +115,11 @@ def _published_line(row: PublishedRow, lengths: list[int]) -> list[Any]:
             row.claimed_length, row.rank_inc, row.rank_dec, None]
 
 
+def drawable(rows: Sequence[LabelledRow]) -> bool:
+    """Whether any row has a determined value to draw (a figure of no point is not written)."""
+    return any(c.value is not None for r in rows for c in r.row.columns)
+
+
 def ruler_figure(rows: Sequence[LabelledRow], published: Sequence[PublishedRow], title: str, ranked: bool) -> bytes:
     """ruler.png: each row's score by length with its band (``plots.ruler_png``), published rows dashed; ``ranked``:
     the Avg. of every row beside it."""

@@ -129,6 +129,17 @@ def test_a_length_missing_tasks_is_not_determined_and_says_which(tmp_path):
     assert "64K: missing ruler_vt, ruler_cwe" in csv_text
 
 
+def test_no_length_determined_writes_the_table_and_no_empty_figure(tmp_path):
+    specs = [s for s in ruler_specs() if s.task != "ruler_qa_2"]  # a task missing at every length
+    rows = write_ruler_export(tmp_path / "export", specs, rows=1)
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"id": i, "prediction": answer_with(r, 1)} for i, r in rows.items()])
+    result = run_cli(["score", preds, "--dataset", tmp_path / "export", "--out", tmp_path / "report"])
+    assert result.exit_code == 0, result.output
+    assert "4K not determined (missing ruler_qa_2)" in result.output
+    assert (tmp_path / "report" / "ruler_table.csv").is_file() and not (tmp_path / "report" / "ruler.png").exists()
+    assert "ruler.png" not in result.output.splitlines()[-1]
+
+
 def test_other_ruler_configs_are_per_config_not_in_rulers_table(tmp_path):
     from builders.spec.configs import ConfigSpec
 
