@@ -97,7 +97,7 @@ def manifest(name: str, title: str, upstream: str, commit: str | None, licence: 
 
 
 def ruler(shared: Path) -> dict:
-    """RULER's templates, task settings and metric (read as data) and its English word list."""
+    """RULER's templates, task settings, metric and generator scripts (read as data) and its English word list."""
     mirror = shared / "ruler-upstream"
     lic = f"Apache-2.0 ({RULER_REPO} LICENSE)"
     files = [mirror_entry(mirror, "scripts/data/synthetic/constants.py", kind="ruler_templates", language="en",
@@ -105,15 +105,18 @@ def ruler(shared: Path) -> dict:
              mirror_entry(mirror, "scripts/synthetic.yaml", kind="ruler_task_settings", language="en", licence=lic),
              mirror_entry(mirror, "scripts/eval/synthetic/constants.py", kind="ruler_metric", language="en",
                           licence=lic),
+             *(mirror_entry(mirror, f"scripts/data/synthetic/{name}.py", kind="ruler_generators", language="en",
+                            licence=lic) for name in ("niah", "variable_tracking", "qa")),
              published_entry("scripts/data/synthetic/json/english_words.json", ENGLISH_WORDS,
                              kind="ruler_english_words", language="en", licence=lic,
                              urls=[f"https://media.githubusercontent.com/media/{RULER_REPO}/{RULER_COMMIT}/"
                                    "scripts/data/synthetic/json/english_words.json"])]
     return manifest("ruler", "RULER (Hsieh et al., 2024)", f"https://github.com/{RULER_REPO}", RULER_COMMIT,
                     "Apache-2.0", raw_base(RULER_REPO, RULER_COMMIT), files,
-                    "RULER's task templates, answer prefixes and tokens to generate, its 13 task settings and its "
-                    "metric per task family (all read as data, never executed), and the English word list its CWE "
-                    "draws from past wonderwords' words (a Git LFS file upstream).")
+                    "RULER's task templates, answer prefixes and tokens to generate, its 13 task settings, its "
+                    "metric per task family, and the needle, noise and document texts of its generator scripts "
+                    "(all read as data, never executed), and the English word list its CWE draws from past "
+                    "wonderwords' words (a Git LFS file upstream).")
 
 
 def essays(shared: Path) -> dict:

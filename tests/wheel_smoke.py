@@ -130,7 +130,7 @@ def check_build(inst: Installed) -> None:
     """fetch, list, build two configs, verify, show."""
     assert "verified 104 files" in inst.oneruler("fetch").stdout
     ruler = "from builders.sources.ruler.pins import ruler_manifest; print(len(ruler_manifest()))"
-    assert inst.python(ruler).split() == ["68"]  # raw/ruler/*.json shipped: RULER's 4, 49 essays, 12 XQuAD, 3 more
+    assert inst.python(ruler).split() == ["71"]  # raw/ruler/*.json shipped: RULER's 7, 49 essays, 12 XQuAD, 3 more
     assert inst.oneruler("list", "pl_*_8k").stdout.split() == [f"pl_{t}_8k" for t in (
         "s_niah", "mk_niah", "mv_niah", "mq_niah", "none_niah", "cwe_easy", "cwe_hard", "s_niah_nonone")]
     inst.oneruler("build", *CONFIGS, "--samples", "2", "--out", "ds", "--quiet")

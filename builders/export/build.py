@@ -34,6 +34,7 @@ from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import collect_garbage, describe_values, dump_manifest, export_values, read_manifest, shard_problem
 from .records import ConfigEntry, ConfigInputs, Manifest
 from .request import BuildRequest
+from .upstreams import upstream_pins
 
 if TYPE_CHECKING:  # the heavy modules (tokenizers, pyarrow, datasets) load once the request is valid
     from .inputs import BuildInputs
@@ -88,16 +89,22 @@ def open_export(out: Path) -> Manifest:
     return manifest
 
 
-def adopt_sources(out: Path, manifest: Manifest, inputs: BuildInputs) -> None:
-    """Record this build's sources and card facts; refuse an export built from other sources."""
-    sources = inputs.sources.file_hashes
-    if manifest.configs and manifest.sources and manifest.sources != sources:
-        changed = sorted(set(manifest.sources.items()) ^ set(sources.items()))
+def adopt_sources(out: Path, manifest: Manifest, inputs: BuildInputs, specs: list[ConfigSpec]) -> None:
+    """Record this build's sources (ONERULER's, and the pins of the third-party upstreams its configs and the
+    export's read) and card facts; refuse an export built from other sources."""
+    tasks = [s.task for s in specs] + [e.task for e in manifest.configs.values()]
+    sources = {**inputs.sources.file_hashes, **upstream_pins(tasks)}
+    recorded = manifest.sources if manifest.configs else {}
+    # a recorded file pinned otherwise or no longer, or one of ONERULER's not recorded: other sources (a third-party
+    # upstream not recorded yet is one the export starts to use)
+    changed = [p for p in sorted(recorded) if sources.get(p) != recorded[p]]
+    changed += [p for p in inputs.sources.file_hashes if recorded and p not in recorded]
+    if changed:
         raise OneRulerError(
-            f"{out}: its configs were built from other source files ({len(changed)} differ, e.g. {changed[0][0]}); "
+            f"{out}: its configs were built from other source files ({len(changed)} differ, e.g. {changed[0]}); "
             f"build into a new {named_setting('out')} folder"
         )
-    manifest.sources = sources
+    manifest.sources = dict(sorted(sources.items()))
     manifest.facts.update(inputs.card_facts())
 
 
@@ -253,7 +260,7 @@ class _LockedBuild:
             self.log(f"{say('force')}: rebuilding all {len(names)} config(s) of {out} with {say('seed')} "
                      f"{request.seed} {say('samples')} {request.samples}")
             specs = add_existing(specs, names, manifest, self.inputs)
-        adopt_sources(out, manifest, self.inputs)
+        adopt_sources(out, manifest, self.inputs, specs)
         plan = plan_build(out, manifest, specs, self.inputs, request, self.journal)
         summary = BuildSummary(out, skipped=plan.current + sorted(plan.recovered))
         if summary.skipped:

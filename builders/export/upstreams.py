@@ -6,6 +6,8 @@ its family record's (``TaskFamily.upstreams_of``); what each is, its pin and lic
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from ..base.text import plural
 from ..sources.ruler.pins import NOT_LICENSED, PINNED_UPSTREAMS, load_pinned
 from ..spec.tasks import family_of
@@ -21,6 +23,13 @@ def export_upstreams(configs: dict[str, ConfigEntry]) -> dict[str, list[str]]:
         for upstream in family_of(configs[name].task).upstreams_of(configs[name].task):
             users.setdefault(upstream, []).append(name)
     return {u: users[u] for u in PINNED_UPSTREAMS if u in users}
+
+
+def upstream_pins(tasks: Iterable[str]) -> dict[str, str]:
+    """Path → pinned sha256 of every file of the upstreams these tasks read (what manifest.json records beside
+    ONERULER's sources; none for ONERULER's own tasks)."""
+    used = {u for task in set(tasks) for u in family_of(task).upstreams_of(task)}
+    return {f.path: f.sha256 for u in PINNED_UPSTREAMS if u in used for f in load_pinned(u).files}
 
 
 def _names(configs: list[str]) -> str:

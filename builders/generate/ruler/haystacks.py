@@ -2,7 +2,7 @@
 of the prompt's tokens for k units, an exact measure that lays the haystack out, the bounds of k, and the
 rendered context with its needle records.
 
-- ``noise`` (``NoiseHaystack``): k copies of RULER's noise line; each needle before a line drawn uniformly from
+- ``noise`` (``NoiseHaystack``): k copies of niah.py's noise line; each needle before a line drawn uniformly from
   the k (``random.sample(range(k), n)``, the needles then inserted from the last index back, so the first needle
   goes before the latest line);
 - ``needle`` (``DistractorHaystack``): k distractor needles, each a fresh key and value of the task's kinds
@@ -27,7 +27,7 @@ from ..rng import StableRng
 from .essay import EssayCounts, EssayLayout, EssaySplit
 from .frame import RulerFrame
 from .keys import draw_value
-from .lines import NEEDLE, NOISE, Line, LineCounter, joined, make_lines, place
+from .lines import Line, LineCounter, joined, make_lines, place
 
 CHUNK = 512  # distractor needles drawn at a time
 
@@ -112,9 +112,11 @@ class NoiseHaystack(_LineHaystack):
 
     unit = "noise line"
 
-    def __init__(self, *args):
-        super().__init__(*args, first_chars=NOISE[0])
-        self.noise = make_lines(self.counter, [NOISE])[0]
+    def __init__(self, spec: ConfigSpec, task: RulerTask, index: int, seed: int, draw, frame: RulerFrame,
+                 material: RowMaterial):
+        noise = material.ruler.texts.niah_noise
+        super().__init__(spec, task, index, seed, draw, frame, material, first_chars=noise[0])
+        self.noise = make_lines(self.counter, [noise])[0]
 
     def haystack_line(self, i: int) -> Line:
         return self.noise
@@ -137,7 +139,8 @@ class DistractorHaystack(_LineHaystack):
 
     def __init__(self, args: dict, spec: ConfigSpec, task: RulerTask, index: int, seed: int, draw,
                  frame: RulerFrame, material: RowMaterial):
-        super().__init__(spec, task, index, seed, draw, frame, material, first_chars=NEEDLE[0])
+        self.needle = material.ruler.texts.needle
+        super().__init__(spec, task, index, seed, draw, frame, material, first_chars=self.needle[0])
         self.args, self.material = args, material
         self.rng = StableRng("ruler-niah-distractors", seed, task.name, spec.length, index)
         self.real = set(draw.keys)
@@ -155,7 +158,7 @@ class DistractorHaystack(_LineHaystack):
                 while key in self.real:
                     key, redraws = draw_value(kind_k, self.rng, keys), redraws + 1
                 value = draw_value(kind_v, self.rng, keys)
-                texts.append(NEEDLE.format(type_needle_v=kind_v, key=key, value=value))
+                texts.append(self.needle.format(type_needle_v=kind_v, key=key, value=value))
                 self.redrawn.append(self.redrawn[-1] + redraws)
             new = make_lines(self.counter, texts)
             self.haystack.extend(new)

@@ -1,5 +1,6 @@
-"""RULER's haystacks of lines joined by ``"\\n"``: the repeated noise sentence (``noise``), distractor needles
-(``needle``), and what is inserted among them (needles, VT's statements), counted exactly by construction.
+"""RULER's haystacks of lines joined by ``"\\n"``: the repeated noise line (``noise``), distractor needles
+(``needle``), and what is inserted among them (needles, VT's statements), counted exactly by construction. The
+noise line and the needle format are RULER's own, read from its scripts (``sources/ruler/texts.py``).
 
 RULER's ``niah.py`` and ``variable_tracking.py`` make such a context as a list of haystack lines with needles
 inserted before some of them (``sentences.insert(index, needle)``), joined with ``"\\n"``. Its prompt
@@ -15,11 +16,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from ..counting import TokenCounter
-
-# RULER's noise haystack: one line, repeated (niah.py and variable_tracking.py, type_haystack "noise").
-NOISE = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
-# niah.py's needle, also each line of its distractor-needle haystack (type_haystack "needle").
-NEEDLE = "One of the special magic {type_needle_v} for {key} is: {value}."
 
 
 @dataclass(frozen=True)

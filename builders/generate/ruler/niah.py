@@ -4,8 +4,8 @@ A row of ``ruler_niah_*`` follows RULER's rules, its settings read from ``synthe
 answer prefix and ``tokens_to_generate`` from ``constants.py`` (``sources/ruler/``):
 
 - keys and values of RULER's kinds (``keys.py``); ``max(num_needle_k, num_needle_q)`` keys, each with
-  ``num_needle_v`` values, needle ``One of the special magic {type_needle_v} for {key} is: {value}.`` per
-  value, key by key; the needles then put in one fixed order for every row of a config (RULER's
+  ``num_needle_v`` values, one needle per value, key by key, in niah.py's needle format (read from that file:
+  ``sources/ruler/texts.py``); the needles then put in one fixed order for every row of a config (RULER's
   ``random.Random(seed).shuffle``: the same permutation for every sample);
 - the haystack (``haystacks.py``): ``noise`` lines or distractor needles joined by newlines, each needle
   before a line drawn uniformly (RULER's ``random.sample(range(N), k)``), or the essays' sentences with needles
@@ -34,7 +34,6 @@ from .fit import fit_tight
 from .frame import ruler_frame
 from .haystacks import Haystack, make_haystack
 from .keys import draw_distinct
-from .lines import NEEDLE
 
 SINGULAR = (("Some", "A"), ("are all", "is"), ("are", "is"), ("answers", "answer"))  # niah.py, one value asked
 
@@ -79,6 +78,7 @@ def draw_niah(task: RulerTask, args: dict, material: RowMaterial, length: int, i
     """Keys, values, needles, queries and grid depths of one row (``args``: the task's synthetic.yaml settings)."""
     rng = StableRng("ruler-niah", seed, task.name, length, index)
     niah_keys = material.ruler.niah_keys if "words" in (args["type_needle_k"], args["type_needle_v"]) else None
+    needle = material.ruler.texts.needle
     n_keys = max(args["num_needle_k"], args["num_needle_q"])
     keys: list[str] = []
     values: list[tuple[str, ...]] = []
@@ -94,7 +94,7 @@ def draw_niah(task: RulerTask, args: dict, material: RowMaterial, length: int, i
             value, redraws = draw_distinct(args["type_needle_v"], rng, niah_keys, taken_values)
             rejected += redraws
             drawn.append(value)
-            needles.append((key, value, NEEDLE.format(type_needle_v=args["type_needle_v"], key=key, value=value)))
+            needles.append((key, value, needle.format(type_needle_v=args["type_needle_v"], key=key, value=value)))
         keys.append(key)
         values.append(tuple(drawn))
     order = needle_order(task.name, length, seed, len(needles))

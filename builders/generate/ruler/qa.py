@@ -12,15 +12,17 @@ template, answer prefix and ``tokens_to_generate`` from ``constants.py``:
   ``random.sample`` of the other documents; n at least the source's size: RULER's repetition, every document in
   sorted order, repeated and cut to n (SQuAD, HotpotQA; XQuAD stops at its pool, below);
 - the documents in RULER's fixed-seed shuffle (``random.Random(seed).shuffle``: one permutation per n, the same for
-  every row), each ``Document {i}:\\n{document}``, joined by blank lines.
+  every row), each in qa.py's ``DOCUMENT_PROMPT`` and joined by its joiner (both read from that file:
+  ``sources/ruler/texts.py``; ``Document {i}:\\n{document}`` and a blank line at the pinned commit).
 
 XQuAD's pool (240 paragraphs a language) holds far fewer tokens than SQuAD's: a length past it gets every
 paragraph once (RULER's rule at n = the pool: no document repeated) and falls short of its budget, recorded in
 the row (``qa_pool_exhausted``) and the card and warned about at build, as CWE's word-pool shortfall is. RULER's
 repetition would fill the length with copies of the same 240 paragraphs, the gold one among them up to
 length / pool times: another task. ``needles`` record where the gold documents landed: their number in the
-prompt (``key``), their header there (``value``: ``Document {i}:``, what ``show`` highlights), depth in % of the documents before them and
-of the context's tokens. n is the most documents whose prompt fits, one more measured and over.
+prompt (``key``), their header there (``value``: e.g. ``Document 3:``, what ``show`` highlights), depth in % of
+the documents before them and of the context's tokens. n is the most documents whose prompt fits, one more
+measured and over.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 
 from ...base.errors import OneRulerError
 from ...sources.ruler.qa import QaDataset, QaQuestion
+from ...sources.ruler.texts import DocumentFormat
 from ...spec.configs import ConfigSpec
 from ...spec.families.ruler import RulerTask
 from ..material import RowMaterial
@@ -38,9 +41,6 @@ from .common import FixedOrder, NumberCosts, in_language, random_order, ruler_te
 from .fit import fit_tight
 from .frame import RulerFrame, ruler_frame
 
-DOCUMENT_PROMPT = "Document {i}:\n{document}"  # qa.py
-DOCUMENT_JOINER = "\n\n"
-LABEL, AFTER_NUMBER = "Document", ":\n"  # DOCUMENT_PROMPT around `` {i}`` and ``{document}``
 QA_FAMILY = "qa"  # RULER's family of qa_1 and qa_2, whose template ruler_qa_xquad takes
 DATASETS = {"squad": "SQuAD v2.0 dev (RULER's qa_1)", "hotpotqa": "HotpotQA dev distractor (RULER's qa_2)"}
 
@@ -85,18 +85,19 @@ def draw_documents(dataset: QaDataset, question: QaQuestion, parts: tuple) -> Do
 
 
 class DocumentCosts:
-    """The tokens of each document's piece ``:\\n{document}\\n\\nDocument``, counted on first use (one per source and
-    tokenizer)."""
+    """The tokens of each document's piece ``{after_number}{document}{joiner}{label}`` (``:\\n…\\n\\nDocument``),
+    counted on first use (one per source, format and tokenizer)."""
 
-    def __init__(self, dataset: QaDataset, material: RowMaterial):
-        self.documents, self.tokenizer = dataset.documents, material.tokenizer
+    def __init__(self, dataset: QaDataset, form: DocumentFormat, material: RowMaterial):
+        self.documents, self.form, self.tokenizer = dataset.documents, form, material.tokenizer
         self.costs = np.full(len(dataset.documents), -1, dtype=np.int64)
 
     def of(self, indices: np.ndarray) -> np.ndarray:
         """The costs of these documents."""
         missing = np.unique(indices[self.costs[indices] < 0])
         if len(missing):
-            texts = [AFTER_NUMBER + self.documents[i] + DOCUMENT_JOINER + LABEL for i in missing.tolist()]
+            form = self.form
+            texts = [form.after_number + self.documents[i] + form.joiner + form.label for i in missing.tolist()]
             self.costs[missing] = self.tokenizer.count_batch(texts)
         return self.costs[indices]
 
@@ -104,22 +105,24 @@ class DocumentCosts:
 class DocumentsPrompt:
     """One row's prompt for any n documents: ``head + "Document 1:\\n…" + tail``, its exact tokens and text.
 
-    Counted as the head, ``Document``, each number `` {i}``, each document's piece ``:\\n{document}\\n\\nDocument``
-    but the last's, and the last document's ``:\\n{document}`` with the closing: exact where the tokenizer
-    provably cuts at each of those joins (after the head, before a space, after a digit); else tokenised whole."""
+    Counted as the head, the label (``Document``), each number `` {i}``, each document's piece
+    ``{after_number}{document}{joiner}{label}`` but the last's, and the last document's ``{after_number}{document}``
+    with the closing: exact where the tokenizer provably cuts at each of those joins (after the head, before a
+    space, after a digit); else tokenised whole."""
 
     def __init__(self, dataset: QaDataset, draw: DocumentDraw, order: FixedOrder, frame: RulerFrame,
                  material: RowMaterial):
         self.dataset, self.draw, self.order, self.frame = dataset, draw, order, frame
+        self.form = form = material.ruler.texts.documents
         tokenizer = material.tokenizer
         self.counter = counter = material.prepared.counter(tokenizer)
-        self.costs = material.prepared.shared(("ruler-qa-costs", dataset.name, dataset.language, dataset.files),
-                                              tokenizer, lambda: DocumentCosts(dataset, material))
+        self.costs = material.prepared.shared(("ruler-qa-costs", dataset.name, dataset.language, dataset.files, form),
+                                              tokenizer, lambda: DocumentCosts(dataset, form, material))
         self.numbers = material.prepared.shared("ruler-document-numbers", tokenizer,
                                                 lambda: NumberCosts(tokenizer, ""))
-        self.exact = counter.exact and bool(frame.head) and counter.is_cut(frame.head[-1], LABEL[0]) and (
-            counter.is_cut(LABEL[-1], " ") and all(counter.is_cut(d, AFTER_NUMBER[0]) for d in "0123456789"))
-        self.fixed = counter.count(frame.head) + counter.count(LABEL) + counter.count(frame.closing)
+        self.exact = counter.exact and bool(frame.head) and counter.is_cut(frame.head[-1], form.label[0]) and (
+            counter.is_cut(form.label[-1], " ") and all(counter.is_cut(d, form.after_number[0]) for d in "0123456789"))
+        self.fixed = counter.count(frame.head) + counter.count(form.label) + counter.count(frame.closing)
 
     def estimate(self, n: int) -> int:
         """Tokens of the prompt of n documents, the last document's join with the closing estimated."""
@@ -130,7 +133,7 @@ class DocumentsPrompt:
         if not self.exact:
             return self.counter.count(self.frame.head + self.context(n) + self.frame.closing), None
         last = int(self.draw.slots(n)[self.order.last_slot(n)])
-        joined = self.counter.count(AFTER_NUMBER + self.dataset.documents[last] + self.frame.closing)
+        joined = self.counter.count(self.form.after_number + self.dataset.documents[last] + self.frame.closing)
         return self.estimate(n) - int(self.costs.of(np.asarray([last]))[0]) - self.counter.count(
             self.frame.closing) + joined, None
 
@@ -141,25 +144,26 @@ class DocumentsPrompt:
     def blocks(self, n: int) -> list[str]:
         """RULER's documents in listed order, each ``Document {i}:\n{document}``."""
         documents = self.dataset.documents
-        return [DOCUMENT_PROMPT.format(i=i, document=documents[d]) for i, d in enumerate(self.listed(n).tolist(), 1)]
+        return [self.form.block(i, documents[d]) for i, d in enumerate(self.listed(n).tolist(), 1)]
 
     def context(self, n: int) -> str:
-        """The documents joined by blank lines."""
-        return DOCUMENT_JOINER.join(self.blocks(n))
+        """The documents joined by RULER's joiner (a blank line)."""
+        return self.form.joiner.join(self.blocks(n))
 
     def tokens_before(self, n: int) -> tuple[np.ndarray, int]:
         """(tokens of the context before each document's block, tokens of the whole context) for n documents."""
         listed = self.listed(n)
         if not self.exact:
             blocks = self.blocks(n)
-            starts = np.cumsum([0] + [len(b) + len(DOCUMENT_JOINER) for b in blocks[:-1]]).tolist()
-            context = DOCUMENT_JOINER.join(blocks)
+            starts = np.cumsum([0] + [len(b) + len(self.form.joiner) for b in blocks[:-1]]).tolist()
+            context = self.form.joiner.join(blocks)
             return np.asarray(self.counter.count_batch([context[:s] for s in starts])), self.counter.count(context)
         # block j's number and its piece (`:\n{document}\n\nDocument`: the next block's label included)
         steps = np.diff(self.numbers.prefix(n)[: n + 1]) + self.costs.of(listed)
         before = np.concatenate([[0], np.cumsum(steps)[:-1]])
-        last = self.counter.count(AFTER_NUMBER + self.dataset.documents[int(listed[-1])])
-        return before, self.counter.count(LABEL) + int(before[-1]) + int(steps[-1] - self.costs.of(listed[-1:])[0]) + last
+        last = self.counter.count(self.form.after_number + self.dataset.documents[int(listed[-1])])
+        last_piece = int(steps[-1] - self.costs.of(listed[-1:])[0])
+        return before, self.counter.count(self.form.label) + int(before[-1]) + last_piece + last
 
 
 def gold_records(prompt: DocumentsPrompt, n: int) -> list[dict]:
@@ -169,8 +173,10 @@ def gold_records(prompt: DocumentsPrompt, n: int) -> list[dict]:
     gold = set(prompt.draw.gold)
     listed = prompt.listed(n).tolist()
     before, total = prompt.tokens_before(n)
-    return [{"key": f"{LABEL} {p + 1}", "value": f"{LABEL} {p + 1}:", "depth": int(100 * p / n + 0.5), "actual_depth": 100 * p / n,
-             "token_depth": 100 * int(before[p]) / max(total, 1)} for p, d in enumerate(listed) if d in gold]
+    form = prompt.form
+    return [{"key": f"{form.label} {p + 1}", "value": form.block(p + 1, "").rstrip(), "depth": int(100 * p / n + 0.5),
+             "actual_depth": 100 * p / n, "token_depth": 100 * int(before[p]) / max(total, 1)}
+            for p, d in enumerate(listed) if d in gold]
 
 
 def ruler_qa_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, material: RowMaterial) -> dict:

@@ -7,7 +7,8 @@ A row of ``ruler_vt``, its settings (``num_chains``, ``num_hops``, ``type_haysta
   trailing space is RULER's), the value a 5-digit number from 10000 to 99998 (``np.random.randint(10000,
   99999)``); each chain's statements in order at sorted line indexes drawn among the noise lines
   (``random.sample(range(len(sentences)), len(chain))``, statement j inserted at ``index_j + j``), lines
-  joined by newlines, then ``context.replace(". \\n", ".\\n")``;
+  joined by newlines, then ``context.replace(". \\n", ".\\n")`` (the noise line is variable_tracking.py's own, read
+  from that file: ``sources/ruler/texts.py``);
 - the question asks for the first chain's value; the answer is its variables; the answer prefix says how many
   (``{num_v}`` = ``num_hops + 1``);
 - before the task, RULER's in-context example (``in_context_example``): the same task made once per config
@@ -36,16 +37,16 @@ from ..material import RowMaterial
 from ..rng import StableRng
 from .fit import fit_tight
 from .frame import RulerFrame, ruler_frame
-from .lines import NOISE, LineCounter, make_lines
+from .lines import LineCounter, make_lines
 from .vt_book import book_vt_fields
 from .vt_chains import (EXAMPLE_LETTERS, EXAMPLE_TOKENS, EXAMPLE_VALUE, KEYWORD, LETTERS, MAX_EXAMPLE_HOPS,
                         VALUE_MAX, VALUE_MIN, Chains, draw_chains, draw_name, vt_row)
 
 
-def layout(rng: StableRng, noise_lines: int, chains: Chains) -> list[str]:
-    """The context's lines: ``noise_lines`` noise lines, each chain inserted at sorted indexes in turn (RULER's
-    ``sentences.insert(index_j + j, chain[j])``)."""
-    lines = [NOISE] * noise_lines
+def layout(rng: StableRng, noise: str, noise_lines: int, chains: Chains) -> list[str]:
+    """The context's lines: ``noise_lines`` copies of the noise line, each chain inserted at sorted indexes in turn
+    (RULER's ``sentences.insert(index_j + j, chain[j])``)."""
+    lines = [noise] * noise_lines
     for chain in chains.statements:
         for j, index in enumerate(sorted(rng.sample(len(lines), len(chain)))):
             lines.insert(index + j, chain[j])
@@ -75,13 +76,14 @@ def in_context_example(spec: ConfigSpec, task: RulerTask, args: dict, seed: int,
     template = material.ruler.tasks.template(task.ruler_name)
     whole = template.template + template.answer_prefix
     counter = material.prepared.counter(material.tokenizer)
+    noise_line = material.ruler.texts.vt_noise
 
     def text(n: int) -> str:
         rng = StableRng("ruler-vt-example-lines", seed, task.name, spec.length, n)
-        return whole.format(context=context_of(layout(rng, n, chains)), query=EXAMPLE_VALUE,
+        return whole.format(context=context_of(layout(rng, noise_line, n, chains)), query=EXAMPLE_VALUE,
                             num_v=args["num_hops"] + 1)
 
-    noise = make_lines(counter, [NOISE])[0].tokens
+    noise = make_lines(counter, [noise_line])[0].tokens
     base = counter.count(whole.format(context="", query=EXAMPLE_VALUE, num_v=args["num_hops"] + 1))
     hops = example_args["num_hops"] + 1
     fit = fit_units(budget=EXAMPLE_TOKENS, estimate=lambda n: base + n * noise, unit_cost=lambda n: 0,
@@ -101,17 +103,17 @@ def renamed(example: Example, rng: StableRng) -> tuple[str, int]:
     return text.replace(EXAMPLE_VALUE, str(rng.randint(VALUE_MIN, VALUE_MAX))), rejected
 
 
-def _records(lines: list[str], chains: Chains, counter: LineCounter, noise_tokens: int) -> list[dict]:
+def _records(lines: list[str], noise: str, counter: LineCounter, noise_tokens: int) -> list[dict]:
     """Each statement as a needle: key = its right-hand side, value = the variable it assigns; its depth is the
     share of the noise lines before it (``actual_depth``; ``depth`` rounded) and of their tokens (``token_depth``)."""
     def tokens(m: int) -> int:  # the first m noise lines joined, alone
-        return counter.haystack_tokens(max(m - 1, 0) * noise_tokens, NOISE if m else "", lambda: "\n".join([NOISE] * m))
+        return counter.haystack_tokens(max(m - 1, 0) * noise_tokens, noise if m else "", lambda: "\n".join([noise] * m))
 
-    total = sum(line == NOISE for line in lines)
+    total = sum(line == noise for line in lines)
     whole = tokens(total)
     out, before = [], 0
     for line in lines:
-        if line == NOISE:
+        if line == noise:
             before += 1
             continue
         left, right = line.split("=", 1)
@@ -138,15 +140,16 @@ def ruler_vt_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, ma
                                     {"query": chains.value, "num_v": args["num_hops"] + 1})
     head = renamed(example, rng)[0] + "\n" + frame.head
     counter: TokenCounter = material.prepared.counter(material.tokenizer)
-    lines = LineCounter(counter, head, frame.tail + frame.answer_prefix, {NOISE[0], KEYWORD[0]})
-    noise = make_lines(counter, [NOISE])[0].tokens
+    noise_line = material.ruler.texts.vt_noise
+    lines = LineCounter(counter, head, frame.tail + frame.answer_prefix, {noise_line[0], KEYWORD[0]})
+    noise = make_lines(counter, [noise_line])[0].tokens
     chain_units = sum(line.tokens for line in make_lines(counter, [s for c in chains.statements for s in c]))
 
     def build(n: int) -> list[str]:
-        return layout(StableRng("ruler-vt-lines", seed, task.name, spec.length, index, n), n, chains)
+        return layout(StableRng("ruler-vt-lines", seed, task.name, spec.length, index, n), noise_line, n, chains)
 
     def measure(n: int) -> tuple[int, None]:
-        return lines.prompt_tokens((n - 1) * noise + chain_units, NOISE, lambda: context_of(build(n))), None
+        return lines.prompt_tokens((n - 1) * noise + chain_units, noise_line, lambda: context_of(build(n))), None
 
     n_chain = sum(len(c) for c in chains.statements)
     fit = fit_tight(spec, task.reserve, lambda n: lines.head_tokens + chain_units + n * noise, measure,
@@ -155,4 +158,5 @@ def ruler_vt_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, ma
     placed = build(fit.units)
     context = context_of(placed)
     tokens = fit.tokens if context == "\n".join(placed) else counter.count(head + context + lines.tail)
-    return vt_row(spec, task, frame, head, context, chains, (tokens, fit.units), _records(placed, chains, lines, noise))
+    records = _records(placed, noise_line, lines, noise)
+    return vt_row(spec, task, frame, head, context, chains, (tokens, fit.units), records)

@@ -24,6 +24,7 @@ from .pins import Fetched, entries_of_role, ruler_manifest
 from .punkt import sentence_tokenizer
 from .qa import QaDataset, parse_hotpotqa, parse_squad, parse_xquad
 from .tasks import RulerTasks, parse_ruler_tasks
+from .texts import RulerTexts, parse_ruler_texts
 from .words import NiahKeys, WonderwordsLists, WordList, cwe_words, parse_english_words, parse_wonderwords
 
 
@@ -58,7 +59,8 @@ def packaged_wonderwords() -> list[Fetched]:
 class RulerSources:
     """RULER's inputs, each parsed on first use and kept as long as this object:
 
-    ``tasks`` (templates, the 13 task settings, metric names), ``essays`` (the haystack text and words),
+    ``tasks`` (templates, the 13 task settings, metric names), ``texts`` (needle, noise lines, QA's document
+    format), ``essays`` (the haystack text and words),
     ``wonderwords`` (RULER's reading of the three lists), ``niah_keys`` (the adjective-noun keys),
     ``cwe_words`` (sorted, not shuffled), ``english_words`` (``english_words.json``'s values), ``squad``,
     ``hotpotqa``, ``xquad(language)`` (RULER's QA structures) and ``sentence_tokenizer`` (NLTK's English
@@ -86,6 +88,11 @@ class RulerSources:
         """RULER's templates, answer prefixes, tokens to generate, task settings and metric names."""
         return parse_ruler_tasks(self._one("ruler_templates"), self._one("ruler_task_settings"),
                                  self._one("ruler_metric"))
+
+    @cached_property
+    def texts(self) -> RulerTexts:
+        """RULER's needle format, noise lines and QA's document format, read from its generator scripts."""
+        return parse_ruler_texts(self.fetched("ruler_generators"))
 
     @cached_property
     def essays(self) -> EssayHaystack:

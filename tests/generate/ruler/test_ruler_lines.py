@@ -8,7 +8,8 @@ import random
 import pytest
 
 from builders.generate.counting import TokenCounter
-from builders.generate.ruler.lines import NOISE, LineCounter, joined, make_lines, place
+from builders.generate.ruler.lines import LineCounter, joined, make_lines, place
+from ruler_oracle import NOISE
 
 
 def rulers_insertion(haystack: list[str], inserts: list[tuple[int, str]]) -> list[str]:

@@ -64,8 +64,8 @@ def test_the_committed_manifests_match_the_mirrors(mirrors, shared):
 
 def test_the_manifests_pin_what_rulers_tasks_read():
     entries = ruler_manifest()
-    assert [len(load_pinned(name).files) for name in PINNED_UPSTREAMS] == [4, 49, 12, 1, 1, 1]
-    assert len({e.path for e in entries}) == len(entries) == 68
+    assert [len(load_pinned(name).files) for name in PINNED_UPSTREAMS] == [7, 49, 12, 1, 1, 1]
+    assert len({e.path for e in entries}) == len(entries) == 71
     ruler = load_pinned("ruler")
     assert (ruler.upstream, ruler.commit, ruler.licence) == ("https://github.com/NVIDIA/RULER",
                                                              "c3f5e3b4f87f97e048793bb510a3a6b19a46bf3a", "Apache-2.0")
