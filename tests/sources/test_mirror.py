@@ -160,4 +160,4 @@ def test_the_cli_fetches_ruler_sources_and_names_the_missing_ones(mirrors, punkt
     assert len(error) == 1 and "Traceback" not in res.stderr
     assert "3 pinned files are missing (68 others verified and cached)" in error[0]
     assert "english_words.json" in error[0] and "dev-v2.0.json" in error[0] and "hotpot_dev_distractor_v1.json" in error[0]
-    assert len([p for p in (tmp_path / "cache" / "sha256").rglob("*") if p.is_file()]) == 3 + 49 + 12 + 1
+    assert len([p for p in (tmp_path / "cache" / "sha256").rglob("*") if p.is_file()]) == 6 + 49 + 12 + 1
