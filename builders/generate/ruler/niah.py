@@ -11,8 +11,8 @@ answer prefix and ``tokens_to_generate`` from ``constants.py`` (``sources/ruler/
   before a line drawn uniformly (RULER's ``random.sample(range(N), k)``), or the essays' sentences with needles
   at depths drawn from RULER's 40-point grid;
 - ``num_needle_q`` keys queried in a random order, joined ``a, b, c, and d``; the answers their values, key by
-  key; where one value is asked, RULER's template rewritten in the singular (``Some`` → ``A``, ``are all`` →
-  ``is``, ``are`` → ``is``, ``answers`` → ``answer``, the value's kind without its ``s``).
+  key; where one value is asked, RULER's template rewritten in the singular by niah.py's replacements (read from
+  that file, in order) and the value's kind without its ``s``.
 
 Where RULER's draws are left to chance the project's are not: keys are distinct, values are distinct, and a
 distractor's key is never a real key (RULER draws each independently; docs/generation.md counts how rarely
@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...base.errors import OneRulerError
+from ...sources.ruler.instructions import singular
 from ...spec.configs import ConfigSpec
 from ...spec.families.ruler import RulerTask
 from ..material import RowMaterial
@@ -34,16 +35,6 @@ from .fit import fit_tight
 from .frame import ruler_frame
 from .haystacks import Haystack, make_haystack
 from .keys import draw_distinct
-
-SINGULAR = (("Some", "A"), ("are all", "is"), ("are", "is"), ("answers", "answer"))  # niah.py, one value asked
-
-
-def singular(template: str) -> str:
-    """RULER's rewrite of its NIAH template when one value is asked."""
-    for old, new in SINGULAR:
-        template = template.replace(old, new)
-    return template
-
 
 def query_text(queries: list[str]) -> str:
     """RULER's join of the queried keys: ``a``, ``a, and b``, ``a, b, c, and d``."""
@@ -105,11 +96,13 @@ def draw_niah(task: RulerTask, args: dict, material: RowMaterial, length: int, i
 
 def frame_of(task: RulerTask, args: dict, material: RowMaterial, draw: NiahDraw):
     """RULER's prompt around the haystack for this draw: singular when one value is asked."""
-    template = material.ruler.tasks.template(task.ruler_name)
+    tasks = material.ruler.tasks
+    template = tasks.template(task.ruler_name)
     one = args["num_needle_q"] * args["num_needle_v"] == 1
     kind = args["type_needle_v"][:-1] if one else args["type_needle_v"]
     query = query_text([draw.keys[i] for i in draw.queried])
-    return ruler_frame(template, {"type_needle_v": kind, "query": query}, singular if one else None)
+    return ruler_frame(template, {"type_needle_v": kind, "query": query},
+                       (lambda text: singular(text, tasks.singular)) if one else None)
 
 
 def ruler_niah_fields(spec: ConfigSpec, task: RulerTask, index: int, seed: int, material: RowMaterial) -> dict:

@@ -26,16 +26,13 @@ from ...spec.languages import LANGUAGE_CODES
 from ...spec.translated import SECTIONS, TranslationError, read_translation, translation_files
 from .tasks import RulerTasks
 
-# RULER's niah.py, in order, when one value is asked: the singular of its template and answer prefix.
-SINGULAR_REPLACEMENTS: tuple[tuple[str, str], ...] = (("Some", "A"), ("are all", "is"), ("are", "is"),
-                                                      ("answers", "answer"))
 NEEDLE_KINDS = "type_needle_v"  # the NIAH key holding the words for the kinds of value (numbers, uuids)
 _CHECK_HINT = "run `oneruler check-translation {path}` for every problem"
 
 
-def singular(text: str) -> str:
-    """RULER's singular of a NIAH piece (``niah.py``: ``Some`` -> ``A``, ``are all``/``are`` -> ``is``, ...)."""
-    for old, new in SINGULAR_REPLACEMENTS:
+def singular(text: str, replacements: tuple[tuple[str, str], ...]) -> str:
+    """RULER's singular of a NIAH piece: ``niah.py``'s replacements (``RulerTasks.singular``), in order."""
+    for old, new in replacements:
         text = text.replace(old, new)
     return text
 
@@ -45,7 +42,8 @@ def english_pieces(tasks: RulerTasks) -> dict[str, dict[str, str]]:
     pieces = {family: {"template": tpl.template, "answer_prefix": tpl.answer_prefix}
               for family, tpl in tasks.templates.items()}
     niah = pieces["niah"]
-    niah["template_singular"], niah["answer_prefix_singular"] = singular(niah["template"]), singular(niah["answer_prefix"])
+    niah["template_singular"] = singular(niah["template"], tasks.singular)
+    niah["answer_prefix_singular"] = singular(niah["answer_prefix"], tasks.singular)
     kinds = sorted({str(s.args[NEEDLE_KINDS]) for s in tasks.settings.values() if s.family == "niah"})
     for kind in kinds:
         niah[f"{NEEDLE_KINDS}.{kind}"], niah[f"{NEEDLE_KINDS}.{kind}_singular"] = kind, kind[:-1]

@@ -1,6 +1,7 @@
 """RULER's task definitions read as data: templates, task settings and the metric rule per family.
 
-Three pinned files of NVIDIA/RULER, none of them imported or executed:
+Three pinned files of NVIDIA/RULER, and the singular rewrite of ``niah.py`` (``texts.py``), none of them imported
+or executed:
 
 - ``scripts/data/synthetic/constants.py``: its ``TASKS`` dict through ``ast.literal_eval`` (template,
   answer prefix and tokens to generate per task family);
@@ -28,6 +29,7 @@ from ...base.errors import SourceError
 from ..manifest import SourceFile
 from ..parse import decode_utf8
 from .pins import Fetched
+from .texts import singular_replacements
 
 FAMILIES: tuple[str, ...] = ("niah", "variable_tracking", "common_words_extraction", "freq_words_extraction", "qa")
 METRICS: tuple[str, ...] = ("string_match_all", "string_match_part")
@@ -71,12 +73,14 @@ class RulerTaskSetting:
 @dataclass(frozen=True)
 class RulerTasks:
     """RULER's task definitions: templates per family, the tasks in file order, the metric name per family,
-    and the pinned files they were read from."""
+    niah.py's singular rewrite of its template (``(old, new)`` replacements, in order; ``texts.py``), and the
+    pinned files they were read from."""
 
     templates: Mapping[str, RulerTemplate]
     settings: Mapping[str, RulerTaskSetting]
     metrics: Mapping[str, str]
     files: tuple[SourceFile, ...]
+    singular: tuple[tuple[str, str], ...]
 
     def setting(self, task: str) -> RulerTaskSetting:
         """The setting of one task (an unknown name is an error listing the known ones)."""
@@ -206,8 +210,10 @@ def parse_metrics(data: bytes, where: str) -> dict[str, str]:
     return {family: metrics[family] for family in FAMILIES}
 
 
-def parse_ruler_tasks(templates: Fetched, settings: Fetched, metric: Fetched) -> RulerTasks:
-    """The three files (each ``(entry, bytes)``) parsed and joined as RULER's ``prepare.py`` joins them."""
-    (t_entry, t_data), (s_entry, s_data), (m_entry, m_data) = templates, settings, metric
+def parse_ruler_tasks(templates: Fetched, settings: Fetched, metric: Fetched, singular: Fetched) -> RulerTasks:
+    """The three files (each ``(entry, bytes)``) parsed and joined as RULER's ``prepare.py`` joins them, with the
+    singular rewrite read from ``niah.py`` (``singular``)."""
+    (t_entry, t_data), (s_entry, s_data), (m_entry, m_data), (n_entry, n_data) = templates, settings, metric, singular
     return RulerTasks(parse_templates(t_data, t_entry.path), parse_task_settings(s_data, s_entry.path),
-                      parse_metrics(m_data, m_entry.path), (t_entry, s_entry, m_entry))
+                      parse_metrics(m_data, m_entry.path), (t_entry, s_entry, m_entry, n_entry),
+                      singular_replacements(n_data, n_entry.path))

@@ -4,8 +4,9 @@ Three pinned files of NVIDIA/RULER, parsed with ``ast`` and never imported or ex
 
 - ``scripts/data/synthetic/niah.py``: the needle format (the module-level ``needle = "..."``, with the
   placeholders ``type_needle_v``, ``key`` and ``value``; also each line of its distractor-needle haystack, which
-  that file sets to ``needle``) and the noise line (``haystack = "..."`` in the branch
-  ``args.type_haystack == 'noise'``);
+  that file sets to ``needle``), the noise line (``haystack = "..."`` in the branch
+  ``args.type_haystack == 'noise'``) and the singular it writes when one value is asked (the run of
+  ``template = template.replace('Some', 'A')`` ... statements, in order);
 - ``scripts/data/synthetic/variable_tracking.py``: its own noise line, found the same way;
 - ``scripts/data/synthetic/qa.py``: the document format (``DOCUMENT_PROMPT = "..."``, placeholders ``i`` and
   ``document``) and the string its documents are joined with (the ``"...".join(...)`` whose argument formats
@@ -54,6 +55,7 @@ class RulerTexts:
     files they were read from."""
 
     needle: str
+    singular: tuple[tuple[str, str], ...]
     niah_noise: str
     vt_noise: str
     documents: DocumentFormat
@@ -123,6 +125,32 @@ def needle_format(data: bytes, where: str) -> str:
     return needle
 
 
+def _replacement(node: ast.stmt) -> tuple[str, str] | None:
+    """``(old, new)`` of a statement ``template = template.replace('old', 'new')``, else None."""
+    value = node.value if isinstance(node, ast.Assign) else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "replace"
+            and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["template"]
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == "template" and len(value.args) == 2
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)):
+        return None
+    return value.args[0].value, value.args[1].value
+
+
+def singular_replacements(data: bytes, where: str) -> tuple[tuple[str, str], ...]:
+    """niah.py's rewrite of its template when one value is asked: the one block of
+    ``template = template.replace(old, new)`` statements, in order."""
+    blocks = []
+    for node in ast.walk(_tree(data, where)):
+        body = getattr(node, "body", None)
+        found = [r for r in map(_replacement, body) if r] if isinstance(body, list) else []
+        if found:
+            blocks.append(found)
+    if len(blocks) != 1:
+        raise SourceError(f"{where}: expected one block of `template = template.replace('...', '...')` (the "
+                          f"singular when one value is asked), found {len(blocks)}")
+    return tuple(blocks[0])
+
+
 def _joiner(tree: ast.Module, where: str) -> str:
     """The string literal whose ``.join`` lists the documents (its argument formats ``DOCUMENT_PROMPT``)."""
     def formats_documents(call: ast.Call) -> bool:
@@ -156,5 +184,6 @@ def parse_ruler_texts(fetched: list[Fetched]) -> RulerTexts:
     if missing:
         raise SourceError(f"RULER's generator scripts: {', '.join(missing)} not among the pinned files")
     (niah, niah_data), (vt, vt_data), (qa, qa_data) = (by_path[p] for p in SCRIPTS)
-    return RulerTexts(needle_format(niah_data, niah.path), noise_line(niah_data, niah.path),
+    return RulerTexts(needle_format(niah_data, niah.path), singular_replacements(niah_data, niah.path),
+                      noise_line(niah_data, niah.path),
                       noise_line(vt_data, vt.path), document_format(qa_data, qa.path), (niah, vt, qa))

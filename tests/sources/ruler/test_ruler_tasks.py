@@ -46,7 +46,7 @@ def test_the_store_joins_them_per_task(ruler_sources, ruler_mirror):
     assert tasks.template("qa_2").answer_prefix == oracle["qa"]["answer_prefix"]
     assert tasks.metric("qa_1") == "string_match_part" and tasks.metric("vt") == "string_match_all"
     assert tasks.setting("niah_multikey_3").args["type_needle_k"] == "uuids"
-    assert [f.path for f in tasks.files] == [TEMPLATES, SETTINGS, METRIC]
+    assert [f.path for f in tasks.files] == [TEMPLATES, SETTINGS, METRIC, "scripts/data/synthetic/niah.py"]
     with pytest.raises(SourceError, match="unknown RULER task 'niah_single_9'; RULER's tasks: niah_single_1, "):
         tasks.setting("niah_single_9")
 

@@ -11,7 +11,7 @@ import pytest
 
 from builders.base.errors import SourceError
 from builders.sources.ruler.texts import (NIAH_SCRIPT, QA_SCRIPT, VT_SCRIPT, document_format, needle_format,
-                                          noise_line, parse_ruler_texts)
+                                          noise_line, parse_ruler_texts, singular_replacements)
 from builders.sources.manifest import SourceFile
 
 
@@ -45,6 +45,8 @@ def test_texts_are_the_mirror_scripts(ruler_mirror):
     joiner = re.search(r"context = ('[^']*')\.join\(\[DOCUMENT_PROMPT\.format", qa)
     assert texts.documents.joiner == ast.literal_eval(joiner.group(1))
     assert [f.path for f in texts.files] == [NIAH_SCRIPT, VT_SCRIPT, QA_SCRIPT]
+    replaced = re.findall(r"^ +template = template\.replace\(('[^']*'), ('[^']*')\)$", niah, re.M)
+    assert texts.singular == tuple((ast.literal_eval(a), ast.literal_eval(b)) for a, b in replaced) and replaced
 
 
 def test_the_store_reads_them_from_the_pinned_files(ruler_sources, ruler_mirror):
@@ -63,6 +65,11 @@ elif args.type_haystack == 'noise':
     haystack = "Noise here."
 elif args.type_haystack == 'needle':
     haystack = needle
+def generate(template, one):
+    if one:
+        template = template.replace('Some', 'One')
+        template = template.replace('are', 'is')
+    return template
 '''
 
 
@@ -70,6 +77,7 @@ def test_a_script_of_another_shape_reads_as_such():
     data = NIAH.encode()
     assert needle_format(data, "n.py") == "Key {key} has {value} of {type_needle_v}."
     assert noise_line(data, "n.py") == "Noise here."
+    assert singular_replacements(data, "n.py") == (("Some", "One"), ("are", "is"))
 
 
 @pytest.mark.parametrize("source, reader, message", [
@@ -89,6 +97,12 @@ def test_a_script_of_another_shape_reads_as_such():
      "n.py: expected one `haystack` for type_haystack 'noise' assigned a string literal, found 1 assignment(s) of "
      "another kind"),
     ("needle = (", needle_format, "n.py: not valid Python ("),
+    (NIAH.replace("template = template.replace", "template = other.replace"), singular_replacements,
+     "n.py: expected one block of `template = template.replace('...', '...')` (the singular when one value is "
+     "asked), found 0"),
+    (NIAH + "if x:\n    template = template.replace('a', 'b')\n", singular_replacements,
+     "n.py: expected one block of `template = template.replace('...', '...')` (the singular when one value is "
+     "asked), found 2"),
 ])
 def test_unexpected_shapes_are_one_line(source, reader, message):
     with pytest.raises(SourceError) as caught:
