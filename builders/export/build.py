@@ -34,7 +34,7 @@ from .layout import EVAL_YAML_NAME, MANIFEST_NAME, README_NAME
 from .manifest import collect_garbage, describe_values, dump_manifest, export_values, read_manifest, shard_problem
 from .records import ConfigEntry, ConfigInputs, Manifest
 from .request import BuildRequest
-from .upstreams import upstream_pins
+from .upstreams import upstream_pins, used_sources
 
 if TYPE_CHECKING:  # the heavy modules (tokenizers, pyarrow, datasets) load once the request is valid
     from .inputs import BuildInputs
@@ -170,6 +170,7 @@ def commit(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journa
     from .eval_yaml import render_eval_yaml
 
     new = manifest.with_configs(staged)
+    new.sources = used_sources(new.sources, [e.task for e in new.configs.values()])
     files = {out / MANIFEST_NAME: dump_manifest(new), out / README_NAME: render_readme(new).encode("utf-8")}
     benchmark = render_eval_yaml(new.configs)
     if benchmark is not None:
@@ -184,7 +185,7 @@ def commit(out: Path, manifest: Manifest, staged: dict[str, ConfigEntry], journa
     if benchmark is None:
         (out / EVAL_YAML_NAME).unlink(missing_ok=True)
     try:
-        manifest.configs = new.configs
+        manifest.configs, manifest.sources = new.configs, new.sources
         collect_garbage(out, manifest)
     finally:
         journal.discard()

