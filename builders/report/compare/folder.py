@@ -187,7 +187,8 @@ def write_comparison(reports: list[ModelReport], out_dir: Path,
         depth_rows += [[r.label] + c.csv_row() for c in depth]
     files["depth.csv"] = csv_bytes(("model",) + DepthCell.HEADER, depth_rows)
     languages, counts, scope = none_errors(reports)
-    files["none-errors.png"] = none_errors_png(languages, counts, scope)
+    if languages:  # no figure of nothing: reports without S-NIAH rows (RULER's tasks alone) have no "none" answer
+        files["none-errors.png"] = none_errors_png(languages, counts, scope)
     ruler_part = f"{ruler_text}\n\n" if ruler_text else ""
     printed = f"{text}\n\n{effective_text}\n\n{ruler_part}paired comparisons\n{paired_text}"
     return (f"{head}\n\n{printed}" if head else printed), write_files(out_dir, files)

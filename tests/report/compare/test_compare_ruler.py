@@ -83,6 +83,7 @@ def test_compare_sets_each_models_ruler_table_beside_rulers_published_rows(repor
     markdown = (out / "compare.md").read_text(encoding="utf-8")
     assert "## RULER's table" in markdown and "| Llama3.1 (8B) [published] |" in markdown
     assert (out / "ruler.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (out / "none-errors.png").exists() and "none-errors.png" not in text  # RULER's rows: no "none" answer
 
 
 def test_without_published_rows_only_the_reports_rows_and_a_misspelt_model_is_one_line(reports, tmp_path):
