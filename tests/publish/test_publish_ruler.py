@@ -218,6 +218,9 @@ def test_the_rescoring_refuses_rulers_numbers_edited_in_scores_json(hub, tmp_pat
 def test_the_rescoring_accepts_the_genuine_report_and_refuses_an_edited_credit(hub, tmp_path):
     genuine = run_cli(["publish", hub["report"], "--model", MODEL, "--details", DETAILS, "--dry-run"])
     assert genuine.exit_code == 0 and "task_id: ruler" in genuine.output, genuine.output
+    strict, _ = score(hub, "strict", "--strict")  # its RULER table is strict mode's, made again as such
+    genuine = run_cli(["publish", strict, "--model", MODEL, "--details", DETAILS, "--dry-run"])
+    assert genuine.exit_code == 0 and "task_id: ruler" in genuine.output, genuine.output
     copy = shutil.copytree(hub["report"], tmp_path / "report")
     table = pq.read_table(copy / "details.parquet")
     scores = table.column("score").to_pylist()
