@@ -8,8 +8,10 @@ is published as it lies on disk:
 - the results are made again from ``scores.json`` and ``examples.jsonl`` by the function ``score``
   wrote them with (``report/hub_results``), and the report's ``.eval_results/oneruler.yaml`` must be
   exactly that (a hand-edited value, notes, revision, a ``verifyToken`` or ``source`` we did not
-  write: refused, naming the field); ``examples.jsonl`` must give the counts of ``scores.json``, and
-  ``details.parquet`` the verdicts of ``examples.jsonl``, row for row;
+  write: refused, naming the field); ``examples.jsonl`` must give the counts and accuracies of ``scores.json``
+  (a graded config's mean credit, RULER's) and its RULER table row (``ruler_table``: every column, interval and
+  the effective length, computed again), and ``details.parquet`` the verdicts and credit (``score``) of
+  ``examples.jsonl``, row for row;
 - every value is a finite number within 0–100, the dataset is a Hub repo id and the revision the
   40-hex commit the rows were scored at;
 - no file is reached through a link that leaves the folder.
@@ -28,13 +30,16 @@ from ..base.errors import OneRulerError
 from ..export.hub import check_repo_id
 from ..report.documents.examples_jsonl import read_examples
 from ..report.documents.scores_json import ScoresDocument, read_scores
-from ..report.hub_results.details import DETAILS_FILE, read_details
+from ..report.hub_results.details import DETAILS_FILE, read_details, row_score
 from ..report.hub_results.eval_results import (EVAL_RESULTS_FILE, HUB_DATASET_KEY, HubIdentity, parse_eval_results,
                                                 result_entries)
-from ..report.hub_results.values import LeaderboardValue, leaderboard_values
+from ..report.hub_results.values import LeaderboardValue, leaderboard_values, partly_covered
 from ..report.render.folder import report_lock
-from ..report.report_data import Report
+from ..report.report_data import ABSOLUTE_THRESHOLD, Report
 from ..report.score.records import Record
+from ..report.views.ruler_table import ruler_rows
+from ..report.views.summaries import summarize
+from ..spec.leaderboards import LEADERBOARDS
 
 FILES = ("scores.json", "examples.jsonl", EVAL_RESULTS_FILE, DETAILS_FILE)
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -112,19 +117,46 @@ def hub_identity_of(folder: Path, document: ScoresDocument) -> HubIdentity | Non
 
 
 def _records_agree(folder: Path, document: ScoresDocument, records: list[Record]) -> None:
-    """examples.jsonl gives scores.json's counts, config by config."""
-    counts: dict[str, list[int]] = {}
+    """examples.jsonl gives scores.json's counts and accuracy (a graded config's mean credit), config by config."""
+    by_config: dict[str, list[Record]] = {}
     for r in records:
         if not r.no_line:
-            c = counts.setdefault(r.config, [0, 0])
-            c[0] += bool(r.score.passed)
-            c[1] += bool(r.score.counted)
+            by_config.setdefault(r.config, []).append(r)
     for group in document.groups:
-        if counts.get(group.config, [0, 0]) != [group.passed, group.counted]:
-            have = counts.get(group.config, [0, 0])
-            raise OneRulerError(f"{folder}: scores.json and examples.jsonl disagree on {group.config} ({group.passed} of "
-                                f"{group.counted} passed in one, {have[0]} of {have[1]} in the other): one was edited "
+        made = summarize(by_config.get(group.config, []))
+        have, want = (made["passed"], made["counted"]), (group.passed, group.counted)
+        if have != want:
+            raise OneRulerError(f"{folder}: scores.json and examples.jsonl disagree on {group.config} ({want[0]} of "
+                                f"{want[1]} passed in one, {have[0]} of {have[1]} in the other): one was edited "
                                 f"after scoring; rescore the predictions (`oneruler score`)")
+        if made["accuracy"] != group.accuracy:
+            raise OneRulerError(f"{folder}: scores.json and examples.jsonl disagree on {group.config} (accuracy "
+                                f"{group.accuracy!r} in one, {made['accuracy']!r} in the other): one was edited after "
+                                f"scoring; rescore the predictions (`oneruler score`)")
+
+
+def _ruler_table_agrees(folder: Path, document: ScoresDocument, report: Report) -> None:
+    """scores.json's RULER table row is the one examples.jsonl gives (every column, interval, the effective length)."""
+    written = [row.to_json() for row in document.ruler_table or []]
+    threshold = written[0]["threshold"] / 100 if written else ABSOLUTE_THRESHOLD
+    made = [row.to_json() for row in ruler_rows(report.columns, threshold)]
+    if made == written:
+        return
+    if len(made) != len(written) or any(m["tokenizer"] != w["tokenizer"] for m, w in zip(made, written)):
+        what = f"rows for {[w['tokenizer'] for w in written]}, examples.jsonl gives {[m['tokenizer'] for m in made]}"
+    else:
+        what = next(_ruler_difference(m, w) for m, w in zip(made, written) if m != w)
+    raise OneRulerError(f"{folder}/scores.json: its RULER table (ruler_table) is not the one examples.jsonl gives "
+                        f"({what}): one was edited after scoring; rescore the predictions (`oneruler score`)")
+
+
+def _ruler_difference(made: dict[str, Any], written: dict[str, Any]) -> str:
+    """The first field of one tokenizer's RULER row that differs, in words."""
+    for have, want in zip(written["columns"], made["columns"]):
+        if have != want:
+            return f"{made['tokenizer']} {want['column']}: {have} written, {want} given"
+    key = next((k for k in made if k != "columns" and made[k] != written.get(k)), "columns")
+    return f"{made['tokenizer']} {key}: {written.get(key)!r} written, {made.get(key)!r} given"
 
 
 def _entry_fields(entry) -> dict[str, Any]:
@@ -164,11 +196,11 @@ def check_values(folder: Path, entries: list) -> None:
 
 
 def check_details(folder: Path, records: list[Record], table) -> None:
-    """details.parquet holds one row per scored record, with its verdicts."""
-    want = {r.id: (bool(r.paper.passed), bool(r.paper.counted)) for r in records if not r.no_line}
+    """details.parquet holds one row per scored record, with its verdicts and its credit (``score``)."""
+    want = {r.id: (bool(r.paper.passed), bool(r.paper.counted), row_score(r.paper)) for r in records if not r.no_line}
     try:
-        have = dict(zip(table.column("id").to_pylist(), zip(table.column("correct").to_pylist(),
-                                                             table.column("counted").to_pylist())))
+        have = dict(zip(table.column("id").to_pylist(), zip(*(table.column(name).to_pylist()
+                                                               for name in ("correct", "counted", "score")))))
     except KeyError as exc:
         raise OneRulerError(f"{folder / DETAILS_FILE}: lacks the column {exc}; rescore the predictions") from None
     if len(have) != table.num_rows or have != want:
@@ -177,12 +209,14 @@ def check_details(folder: Path, records: list[Record], table) -> None:
                             f"the files come from different scorings or were edited; rescore the predictions")
 
 
-def publishable(folder: Path, document: ScoresDocument, values: list[LeaderboardValue]) -> HubIdentity:
+def publishable(folder: Path, document: ScoresDocument, report: Report, values: list[LeaderboardValue]) -> HubIdentity:
     """The Hub identity of a report that has results to publish; the one error saying why it has none (no leaderboard
-    covered in full comes first: no identity would change that), or why they cannot be checked (fail closed)."""
+    covered in full comes first: no identity would change that; each board whose pool it holds part of, with what
+    it lacks), or why they cannot be checked (fail closed)."""
     if not any(v.value is not None for v in values):
-        why = "; ".join(f"{v.id}: {v.shortfall() or 'nothing counted'}" for v in values) or \
-            "its configs hold no leaderboard's whole pool"
+        shown = sorted([*values, *partly_covered(report, values)], key=lambda v: LEADERBOARDS.index(v.served.board))
+        why = "; ".join(f"{v.id}: {v.shortfall() or 'nothing counted'}" for v in shown) or \
+            "its configs hold no config of any leaderboard's pool"
         raise OneRulerError(f"{folder}: covers no leaderboard in full ({why}), so it has no results to publish: finish "
                             f"the run (every row of a leaderboard's pool) and rescore")
     identity = hub_identity_of(folder, document)
@@ -209,8 +243,9 @@ def read_checked(folder: Path, with_details: bool) -> CheckedReport:
     _records_agree(folder, document, records)
     extra = {key: document.extra.get(key) for key in ("run", "answer_room")}  # what the notes are made from
     report = Report(document.options, tuple(records), dataset=document.dataset, extra=extra)
+    _ruler_table_agrees(folder, document, report)
     values = leaderboard_values(report)
-    identity = publishable(folder, document, values)
+    identity = publishable(folder, document, report, values)
     entries = result_entries(report, values, identity)
     check_values(folder, entries)
     results = folder / EVAL_RESULTS_FILE

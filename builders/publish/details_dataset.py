@@ -34,9 +34,12 @@ FIELDS = {
     "reasoning_chars": "length of the reasoning the server split off (null: none)",
     "reasoning_tokens": "reasoning tokens the server reported", "finish_reason": "why generation stopped",
     "prompt_tokens": "prompt tokens the server counted", "completion_tokens": "tokens generated",
-    "correct": "passed the paper's metric", "counted": "in the accuracy's denominator (NIAH rows without an answer "
-    "are not)", "error_category": "`correct`, `none_when_present`, `distractor`, `partial`, `wrong` or `no_answer`",
+    "correct": "full credit: passed the paper's metric (RULER's rows: every reference found)",
+    "counted": "in the accuracy's denominator (NIAH rows without an answer are not)",
+    "error_category": "`correct`, `none_when_present`, `distractor`, `partial`, `wrong` or `no_answer`",
     "recall": "share of the gold answers found",
+    "score": "the row's credit in its family's rule, what the value averages: RULER's rows their graded credit "
+    "(share of the references found; for QA 1 when any is), ONERULER's 1.0 or 0.0 (null: not counted)",
 }
 
 
@@ -103,7 +106,8 @@ def details_card(model: str, document: ScoresDocument, entries: Sequence, rows_b
     where = f"`{first.dataset_id}` at commit `{first.dataset_revision}`" if first else f"`{dataset.name}`"
     lines = [f"# ONERULER per-row details: {model}", "",
              f"One row per prediction of `{model}` on ONERULER ({where}; manifest sha256 "
-             f"`{dataset.manifest_sha256 if dataset else None}`), scored by `oneruler score` with the paper's metric. "
+             f"`{dataset.manifest_sha256 if dataset else None}`), scored by `oneruler score` with the paper's metric "
+             f"(RULER's rows with RULER's graded one: their `score` is the share of references found). "
              f"Rows per length: " + ", ".join(f"{k} {v:,}" for k, v in rows_by_length.items()) + ".", "",
              "## Settings", "", *_settings(document),
              f"- scoring: `{json.dumps(document.options.as_json(), sort_keys=True)}` (`correct` below is in the "

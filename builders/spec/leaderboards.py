@@ -158,6 +158,22 @@ def served_leaderboards(config_names: Iterable[str]) -> list[ServedLeaderboard]:
     return []
 
 
+def touched_leaderboards(config_names: Iterable[str]) -> list[ServedLeaderboard]:
+    """Every leaderboard with some config of its pool among ``config_names``, in each tokenizer the names use
+    (text-control, then each token-control alias alphabetically), in ``LEADERBOARDS`` order within one: what a report
+    holds part of, to say what it lacks of each (``served_leaderboards``: those it holds whole)."""
+    names = set(config_names)
+    out = []
+    for alias in [None, *_candidate_aliases(names)]:
+        if alias is not None and not valid_alias(alias):
+            continue
+        try:
+            out += [ServedLeaderboard(b, alias) for b in LEADERBOARDS if names.intersection(b.config_names(alias))]
+        except ConfigNameError:  # a name part that is no alias after all
+            continue
+    return out
+
+
 def find_leaderboard(task_id: str) -> Leaderboard | None:
     """The leaderboard with this eval.yaml task id (None: ONERULER defines none)."""
     return next((b for b in LEADERBOARDS if b.id == task_id), None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from builders.spec.configs import STANDARD_LENGTHS, render_length
 from builders.spec.grids import grid_configs
-from builders.spec.leaderboards import LEADERBOARDS, find_leaderboard, listed_leaderboards, served_leaderboards
+from builders.spec.leaderboards import (LEADERBOARDS, find_leaderboard, listed_leaderboards, served_leaderboards,
+                                       touched_leaderboards)
 from builders.spec.tasks import MAIN_TASKS, TASKS
 
 STANDARD = [c.name for c in grid_configs("standard")]
@@ -63,3 +64,11 @@ def test_the_ruler_board_pools_the_ruler_grid_and_is_valued_by_rulers_average():
 def test_a_card_lists_the_ruler_board_only_for_an_export_with_ruler_configs():
     assert [b.id for b in listed_leaderboards(STANDARD)] == [b.id for b in LEADERBOARDS if b.id != "ruler"]
     assert listed_leaderboards(["en_ruler_vt_4096_llama3"])[-1].id == "ruler"
+
+
+def test_a_report_touches_each_board_it_holds_a_config_of_in_its_tokenizer():
+    grid = [c.name for c in grid_configs("ruler")]
+    assert [(s.id, s.alias) for s in touched_leaderboards(grid[1:])] == [("ruler", None)]  # one short: touched
+    assert [(s.id, s.alias) for s in touched_leaderboards(["en_ruler_vt_4096_llama3", "pl_s_niah_8k"])] == [
+        ("oneruler", None), ("oneruler_8k", None), ("ruler", "llama3")]
+    assert touched_leaderboards(["pl_s_niah_nonone_8k", "ko-en_s_niah_8k", "en_ruler_vt_2048"]) == []  # no pool's

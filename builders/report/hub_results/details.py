@@ -8,8 +8,13 @@ length. Columns (``DETAILS_SCHEMA``): the row (``id``, ``config``, ``language``,
 dataset does not record it; empty for CWE), ``gold``, ``prediction``, how it was produced
 (``reasoning_chars``: the length of the reasoning the server split off, ``reasoning_tokens``,
 ``finish_reason``, ``prompt_tokens``, ``completion_tokens``: null where the predictions file does
-not record them), and how it scored in the paper's mode (``correct``, ``counted``: in the
-accuracy's denominator, ``error_category``, ``recall``).
+not record them), and how it scored in the paper's mode: ``correct`` (full credit: passed a pass/fail rule,
+or every reference found under a graded one), ``counted`` (in the accuracy's denominator), ``error_category``,
+``recall`` (the share of the gold answers found) and ``score`` (the row's credit in its family's rule, what the
+accuracy averages: the graded fraction for RULER's rows, ``string_match_all``'s share of references found or
+``string_match_part``'s 1/0; 1.0 or 0.0 for ONERULER's pass/fail rows; null for a row not counted, as lm-eval's
+and Inspect's per-row values leave it out; ``scoring.ExampleScore.score``). A RULER row with two of its four
+values found has ``score`` 0.5 and ``correct`` False.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ...base.errors import OneRulerError
+from ...scoring import ExampleScore
 from ..score.prediction import Prediction
 from ..score.records import Record
 
@@ -35,6 +41,7 @@ DETAILS_SCHEMA = pa.schema([
     ("reasoning_chars", pa.int64()), ("reasoning_tokens", pa.int64()), ("finish_reason", pa.string()),
     ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()),
     ("correct", pa.bool_()), ("counted", pa.bool_()), ("error_category", pa.string()), ("recall", pa.float64()),
+    ("score", pa.float64()),
 ])
 
 
@@ -52,6 +59,11 @@ def _depths(needles: Sequence[dict] | None, key: str) -> list[float | None]:
     return [None if n.get(key) is None else float(n[key]) for n in needles or ()]
 
 
+def row_score(score: ExampleScore) -> float | None:
+    """A row's credit in its family's rule (``ExampleScore.score``), None when it is not counted."""
+    return float(score.score) if score.counted else None
+
+
 def details_row(record: Record, prediction: Prediction, row: dict[str, Any]) -> dict[str, Any]:
     """One prediction's row of details.parquet."""
     needles, usage, score = row.get("needles"), prediction.usage, record.paper
@@ -63,7 +75,7 @@ def details_row(record: Record, prediction: Prediction, row: dict[str, Any]) -> 
             "reasoning_tokens": _count(usage, "reasoning_tokens"), "finish_reason": _valid_text(record.finish_reason),
             "prompt_tokens": _count(usage, "prompt_tokens"), "completion_tokens": _count(usage, "completion_tokens"),
             "correct": bool(score.passed), "counted": bool(score.counted), "error_category": score.category,
-            "recall": float(score.recall)}
+            "recall": float(score.recall), "score": row_score(score)}
 
 
 def details_table(records: Sequence[Record], predictions: dict[str, Prediction], rows: dict[str, dict]) -> pa.Table:

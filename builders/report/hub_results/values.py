@@ -16,7 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ...spec.leaderboards import RULER_AVG, ServedLeaderboard, served_leaderboards
+from ...spec.leaderboards import RULER_AVG, ServedLeaderboard, served_leaderboards, touched_leaderboards
 from ..documents.ruler_table import AVG, RulerValue
 from ..report_data import Report
 from ..stats.cells import Cell, RecordColumns
@@ -98,6 +98,17 @@ def leaderboard_values(report: Report, config_names: Iterable[str] | None = None
             ruler = ruler_average(columns, where, report) if board.board.value == RULER_AVG else None
         out.append(LeaderboardValue(board, len(pooled & complete), cell, ruler))
     return out
+
+
+def partly_covered(report: Report, values: Iterable[LeaderboardValue]) -> list[LeaderboardValue]:
+    """The leaderboards besides ``values`` whose pool the report holds part of (a config of it, at least), each with
+    how many of its configs are complete: a report read back is valued only on the pools its configs hold whole, and a
+    run that skipped whole configs (RULER's QA without SQuAD, say) must still be told what each board lacks."""
+    covered = coverage(report.records)
+    complete = {name for name, (have, total) in covered.items() if have == total}
+    known = {(v.served.id, v.served.alias) for v in values}
+    return [LeaderboardValue(board, len(set(board.config_names) & complete), None)
+            for board in touched_leaderboards(covered) if (board.id, board.alias) not in known]
 
 
 def ruler_average(columns: RecordColumns, where: np.ndarray, report: Report) -> RulerValue | None:

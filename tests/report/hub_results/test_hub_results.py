@@ -97,6 +97,11 @@ def test_details_hold_one_row_per_prediction(grid, tmp_path):
     assert not wrong["correct"] and wrong["reasoning_chars"] is None and wrong["prediction"] == "1000001 maybe"
     assert details["pl_cwe_hard_8k/0"]["needle_depth"] == [] and details["pl_cwe_hard_8k/0"]["length"] == 8000
     assert sum(d["correct"] for d in details.values()) == 182
+    # score: a pass/fail row's credit is 1 or 0 (nine of CWE's ten words: recall 0.9, score 0), null when not counted
+    nine = details["pl_cwe_hard_8k/1"]
+    assert (nine["recall"], nine["score"], mv["score"], wrong["score"]) == (0.9, 0.0, 1.0, 0.0)
+    assert (null_niah["score"], null_cwe["score"]) == (None, 0.0)
+    assert all(d["score"] == float(d["correct"]) for d in details.values() if d["counted"])
 
 
 def test_without_hub_identity_no_results_file_and_a_stale_one_goes(grid, tmp_path):
@@ -154,7 +159,7 @@ def test_the_interval_written_into_the_notes_reads_back():
 def test_the_ruler_board_is_valued_by_rulers_average_with_its_interval(tmp_path):
     """A report of the whole ruler grid publishes the ``ruler`` task: RULER's Avg. of its table row (not the micro
     accuracy of its rows), the Avg.'s interval in the notes, and RULER's 500 examples as the reference count."""
-    from ruler_export import answer_with, ruler_specs, write_ruler_export
+    from ruler_export import answer_with, credit, ruler_specs, write_ruler_export
 
     rows = write_ruler_export(tmp_path / "export", ruler_specs(), rows=2)
     # index 0 finds every reference, index 1 the first one only: credit 1 / (1 or 1/n) per row
@@ -171,3 +176,10 @@ def test_the_ruler_board_is_valued_by_rulers_average_with_its_interval(tmp_path)
     assert entry.value != round(100 * scores["overall"]["passed"] / scores["overall"]["counted"], 2)  # not micro
     assert f"95 % CI {100 * avg['ci'][0]:.2f}–{100 * avg['ci'][1]:.2f}" in entry.notes
     assert "RULER's Avg." in entry.notes and "2 examples per config (RULER's paper: 500)" in entry.notes
+    details = pq.read_table(tmp_path / "report" / "details.parquet").to_pylist()
+    # each row's credit in RULER's rule (index 1: one of multivalue's four values, 0.25), correct only at full credit
+    assert [(d["score"], d["correct"]) for d in details] == [
+        (float(credit(rows[d["id"]], len(rows[d["id"]]["answers"]) if d["id"].endswith("/0") else 1)),
+         d["id"].endswith("/0") or rows[d["id"]]["task"].startswith("ruler_qa") or len(rows[d["id"]]["answers"]) == 1)
+        for d in details]
+    assert {d["score"] for d in details if d["task"] == "ruler_niah_multivalue"} == {1.0, 0.25}
