@@ -1,13 +1,15 @@
-"""The dataset card of an export: ``dataset_card.md`` with its ``{{ placeholders }}`` filled from the manifest.
+"""The dataset card of an export: ``dataset_card.md`` with its ``{% if %}`` blocks kept by what the export holds
+and its ``{{ placeholders }}`` filled from the manifest.
 
 The card is a pure function of ``manifest.json`` (configs, their stats and inputs, and the card
 facts: data fixes, measured books and haystacks, CWE pools, key draws) and the template, so it is reproducible byte for byte and
-``oneruler verify`` can check it.
+``oneruler verify`` can check it. What the export holds (``cardprofile.py``) decides its sections: ONERULER's where
+it holds ONERULER's configs (the card of ONERULER's grid lists every family, language and book), RULER's where it
+holds RULER's (``cardruler.py``, ``carddeviations.py``), a source's where a config uses it.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from ..base.errors import OneRulerError
@@ -19,12 +21,16 @@ from ..spec.families.niah import MULTI_VALUE_TASK
 from ..spec.languages import LANGUAGES
 from ..spec.schema import field_table_rows
 from ..spec.tasks import FAMILIES, TASKS, get_task
+from .carddeviations import ruler_deviations
+from .cardprofile import CardProfile
+from .cardruler import ruler_grids, ruler_intro, translation_lines
+from .cardtemplate import fill_template
 from .eval_yaml import leaderboards_section
-from .frontmatter import export_languages, front_matter_yaml
+from .frontmatter import PRETTY_NAME, export_languages, front_matter_yaml
 from .records import ConfigEntry, Manifest
 from .upstreams import upstreams_section
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
+ALL_LANGUAGES = tuple(sorted(LANGUAGES))
 
 
 def _table(header: list[str], rows: list[list]) -> str:
@@ -38,45 +44,51 @@ def _num(n: int) -> str:
     return f"{n:,}"
 
 
-def _task_table() -> str:
-    rows = [[f"`{name}`", t.paper_name, *t.card_cells, t.gold, t.reserve] for name, t in TASKS.items()]
+def _task_table(profile: CardProfile) -> str:
+    rows = [[f"`{name}`", t.paper_name, *t.card_cells, t.gold, t.reserve] for name, t in TASKS.items()
+            if t.family.name in profile.shown_families() and profile.shows_task(name)]
     return _table(["task", "paper name", "needles", "setup", "gold answer", "reserve (tokens)"], rows)
 
 
-def _family_lines() -> str:
+def _family_lines(profile: CardProfile) -> str:
     """One line per task family: what it is, the unit its context is counted in, its reserve and scoring rule."""
     lines = []
-    for f in FAMILIES.values():
-        others = ", ".join(f"`{t.name}`: `{t.scoring_rule}`" for t in f.tasks if t.scoring_rule != f.scoring_rule)
-        lines.append(f"- **{f.label}** ({', '.join(f'`{t.name}`' for t in f.tasks)}): {f.summary}; the context is "
+    for f in (FAMILIES[name] for name in profile.shown_families()):
+        tasks = [t for t in f.tasks if profile.shows_task(t.name)]
+        others = ", ".join(f"`{t.name}`: `{t.scoring_rule}`" for t in tasks if t.scoring_rule != f.scoring_rule)
+        lines.append(f"- **{f.label}** ({', '.join(f'`{t.name}`' for t in tasks)}): {f.summary}; the context is "
                      f"counted in {f.unit} (`num_units`), {f.reserve} tokens are kept for the answer, scored by the "
                      f"rule `{f.scoring_rule}`" + (f" ({others})" if others else "") + ".")
     return "\n".join(lines)
 
 
-def _field_table() -> str:
-    """Every field of a row: the core every row has, then each family's own (``spec/schema.py``)."""
-    return _table(["field", "type", "rows", "what it holds"], field_table_rows())
+def _field_table(families: tuple[str, ...]) -> str:
+    """Every field of a row: the core every row has, then each listed family's own (``spec/schema.py``)."""
+    labels = {"all"} | {FAMILIES[name].label for name in families}
+    return _table(["field", "type", "rows", "what it holds"], [r for r in field_table_rows() if r[2] in labels])
 
 
-def _language_table(present: set[str]) -> str:
+def _language_table(present: set[str], profile: CardProfile) -> str:
+    """ONERULER's card: every language, those not in the export marked, with the metric's "none" words; RULER's:
+    the export's languages alone (RULER's metric has no "none" word)."""
     rows = []
-    for code in sorted(LANGUAGES):
+    for code in sorted(LANGUAGES if profile.oneruler else present):
         lang = LANGUAGES[code]
         rows.append([f"`{code}`" + ("" if code in present else " ¹"), lang.name, lang.family, lang.subfamily, lang.script,
-                     lang.morphology, lang.speakers, _num(lang.wikipedia_articles), "yes" if lang.low_resource else "",
-                     " / ".join(NONE_WORDS[code])])
+                     lang.morphology, lang.speakers, _num(lang.wikipedia_articles), "yes" if lang.low_resource else ""]
+                    + ([" / ".join(NONE_WORDS[code])] if profile.oneruler else []))
     return _table(["code", "language", "family", "subfamily", "script", "morphology", "speakers",
-                   "Wikipedia articles", "low-resource", "accepted \"none\" words"], rows)
+                   "Wikipedia articles", "low-resource"] + (["accepted \"none\" words"] if profile.oneruler else []),
+                  rows)
 
 
 def _opt(facts: dict, key: str) -> str:
     return _num(facts[key]) if key in facts else "n/a"
 
 
-def _book_table(books: dict) -> str:
+def _book_table(books: dict, languages: tuple[str, ...] = ALL_LANGUAGES) -> str:
     rows, same = [], 0
-    for code in sorted(LANGUAGES):
+    for code in languages:
         b = LANGUAGES[code].book
         measured = books.get(code, {})
         tokens = measured.get("tokens")
@@ -86,15 +98,15 @@ def _book_table(books: dict) -> str:
                      _opt(measured, "released_tokens"), _opt(measured, "o200k_tokens"), _opt(measured, "tokens"), repeat])
     table = _table(["lang", "title", "author", "year", "tokens reported in the paper (Table 4)",
                     "cl100k, released file", "o200k, cleaned text", "cl100k, cleaned text", "repeats to fill 128k"], rows)
-    if not any("released_tokens" in f for f in books.values()):
+    if not any("released_tokens" in books.get(code, {}) for code in languages):
         return table
     return (table + f"\n\nThe paper's count equals the cl100k count of the released file for {same} of "
-            f"{len(LANGUAGES)} books, although Table 4's caption names o200k.")
+            f"{len(languages)} books, although Table 4's caption names o200k.")
 
 
-def _haystack_table(books: dict) -> str:
+def _haystack_table(books: dict, languages: tuple[str, ...] = ALL_LANGUAGES) -> str:
     rows = []
-    for code in sorted(books):
+    for code in sorted(set(books) & set(languages)):
         f = books[code]
         if "boundaries" not in f:
             continue
@@ -163,6 +175,11 @@ def _shortfalls(configs: dict[str, ConfigEntry]) -> str:
                 f"{_num(s.pool_shortfall_tokens_max)} tokens."
             )
     return "\n".join(lines) if lines else "None: every example in this export reaches its budget."
+
+
+def _book_fixes(fixes: list[dict], languages: tuple[str, ...]) -> list[dict]:
+    """The fixes of the books of ``languages`` (the ``cwe_`` fixes are the word pools' and templates')."""
+    return [f for f in fixes if f["language"] in languages and not f["name"].startswith("cwe_")]
 
 
 def _fixes_table(fixes: list[dict]) -> str:
@@ -238,32 +255,41 @@ def _sweeps(configs: dict[str, ConfigEntry]) -> str:
     return "This export holds " + " and ".join(parts) + "."
 
 
-def render_sections(manifest: Manifest) -> dict[str, str]:
+def render_sections(manifest: Manifest, profile: CardProfile | None = None) -> dict[str, str]:
     """The generated pieces the template's ``{{ placeholders }}`` refer to."""
     configs, facts = manifest.configs, manifest.facts
+    profile = profile or CardProfile.of(configs)
     names = sorted(configs)
     example = "pl_s_niah_128k" if "pl_s_niah_128k" in configs else (names[0] if names else "pl_s_niah_128k")
     present = export_languages(configs)
+    families = profile.shown_families()
+    books = ALL_LANGUAGES if profile.oneruler else profile.book_languages
+    fixes = facts.get("fixes", []) if profile.oneruler else _book_fixes(facts.get("fixes", []), books)
     return {
         "summary": _summary(configs, present),
         "example_config": example,
-        "family_lines": _family_lines(),
-        "task_table": _task_table(),
-        "field_table": _field_table(),
-        "language_table": _language_table(present),
-        "book_table": _book_table(facts.get("books", {})),
-        "haystack_table": _haystack_table(facts.get("books", {})),
+        "family_lines": _family_lines(profile),
+        "task_table": _task_table(profile),
+        "field_table": _field_table(families),
+        "language_table": _language_table(present, profile),
+        "book_table": _book_table(facts.get("books", {}), books),
+        "haystack_table": _haystack_table(facts.get("books", {}), books),
         "draws_table": _draws_table(facts.get("draws", {})),
         "cwe_table": _cwe_table(facts.get("books", {})),
         "config_stats_table": _config_stats_table(configs),
         "pool_shortfalls": _shortfalls(configs),
-        "fixes_table": _fixes_table(facts.get("fixes", [])),
+        "fixes_table": _fixes_table(fixes),
         "tokenizers": _tokenizer_lines(configs),
         "build_inputs": _build_lines(manifest),
         "num_configs": _num(len(configs)),
         "sweeps": _sweeps(configs),
-        "leaderboards": leaderboards_section(configs),
+        "leaderboards": leaderboards_section(configs, only_pooled=not profile.oneruler),
         "upstreams": upstreams_section(configs),
+        "title": profile.title(PRETTY_NAME),
+        "ruler_intro": ruler_intro(configs, profile) if profile.ruler else "",
+        "ruler_grids": ruler_grids(configs),
+        "ruler_deviations": ruler_deviations(configs),
+        "translations": translation_lines(configs),
     }
 
 
@@ -277,17 +303,11 @@ def card_template() -> str:
 
 
 def render_card(manifest: Manifest, template: str | None = None) -> str:
-    """The card body: the template with every ``{{ name }}`` replaced (unknown names are an error)."""
+    """The card body: the template's blocks kept by what the export holds, every ``{{ name }}`` replaced (an
+    unknown name or flag is an error)."""
     template = card_template() if template is None else template
-    sections = render_sections(manifest)
-
-    def sub(m: re.Match) -> str:
-        key = m.group(1)
-        if key not in sections:
-            raise KeyError(f"{CARD_TEMPLATE}: unknown placeholder {{{{ {key} }}}}; known: {', '.join(sorted(sections))}")
-        return sections[key]
-
-    return _PLACEHOLDER.sub(sub, template)
+    profile = CardProfile.of(manifest.configs)
+    return fill_template(template, profile.flags(), render_sections(manifest, profile), CARD_TEMPLATE)
 
 
 def render_readme(manifest: Manifest) -> str:

@@ -73,22 +73,49 @@ def render_eval_yaml(config_names: Iterable[str]) -> str | None:
     return None if data is None else HEADER + dump_front_matter(data)
 
 
-def leaderboards_section(config_names: Iterable[str]) -> str:
-    """The card's table of leaderboards: each one's pool, the config/split eval.yaml names, and whether served."""
+def leaderboards_section(config_names: Iterable[str], only_pooled: bool = False) -> str:
+    """The card's table of leaderboards: each one's pool, the config/split eval.yaml names, and whether served;
+    ``only_pooled``: only the boards whose pool holds a config of the export (the card of an export without
+    ONERULER's configs, which lists none of ONERULER's boards)."""
     names = list(config_names)
     served = {s.id: s for s in served_leaderboards(names)}
     rows = ["| leaderboard (eval.yaml task id) | pools | eval.yaml config / split | in this export |", "|---|---|---|---|"]
     listed = listed_leaderboards(names)
+    if only_pooled:
+        held = {name.rsplit("_", 1)[0] for name in names} | set(names)
+        listed = [b for b in listed if held & set(b.config_names())]
+        if not listed:
+            return "No leaderboard pools a config of this export."
+        micro = "".join(f"Value of `{b.id}`: {VALUE_RULE}\n\n" for b in listed if b.value_rule == VALUE_RULE)
+        told = ("This export's `eval.yaml` registers the leaderboards marked *yes*." if served else
+                "This export serves no leaderboard, so it has no `eval.yaml`: build every config of a board's pool "
+                "(RULER's: `oneruler build --grid ruler`).")
+        return _board_rows(rows, listed, served) + f"\n\n{micro}{_value_rules(listed, first=False)}{told}"
+    return _board_rows(rows, listed, served) + _rest(listed, served)
+
+
+def _board_rows(rows: list[str], listed: list, served: dict) -> str:
+    """The table: one row per listed board."""
     for board in listed:
         s = served.get(board.id)
         where = f"`{s.config}` / `{s.split}`" if s else "—"
         status = f"yes, {s.length_control}" if s else "no (not every config of its pool is here)"
         rows.append(f"| `{board.id}` ({board.title}) | {board.describe()} | {where} | {status} |")
+    return "\n".join(rows)
+
+
+def _value_rules(listed: list, first: bool) -> str:
+    """Each listed board's value rule other than the micro accuracy, as paragraphs (``first``: after a paragraph)."""
+    rules = [f"Value of `{b.id}`: {b.value_rule}" for b in listed if b.value_rule != VALUE_RULE]
+    return "".join(("\n\n" if first else "") + r + ("" if first else "\n\n") for r in rules)
+
+
+def _rest(listed: list, served: dict) -> str:
+    """What follows the table in the card of ONERULER's configs: the value rules and what the export serves."""
     told = ("This export's `eval.yaml` registers the leaderboards marked *yes*." if served else
             "This export serves no leaderboard, so it has no `eval.yaml`: build every main config of a length "
             "(`oneruler build '*_8k'`; the cross-lingual and `s_niah_nonone` configs are not pooled).")
-    rules = "".join(f"\n\nValue of `{b.id}`: {b.value_rule}" for b in listed if b.value_rule != VALUE_RULE)
-    return "\n".join(rows) + f"\n\nValue of each leaderboard: {VALUE_RULE}{rules}\n\n{told}"
+    return f"\n\nValue of each leaderboard: {VALUE_RULE}{_value_rules(listed, first=True)}\n\n{told}"
 
 
 def eval_yaml_problem(out: Path, config_names: Iterable[str]) -> str | None:

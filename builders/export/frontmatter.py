@@ -14,10 +14,12 @@ from __future__ import annotations
 import yaml
 
 from ..spec.defaults import SPLIT
+from .cardprofile import CardProfile
 from .records import ConfigEntry, Manifest
 
 PRETTY_NAME = "ONERULER"
 TAGS = ["long-context", "needle-in-a-haystack", "multilingual", "cross-lingual", "benchmark", "synthetic"]
+MULTILINGUAL_TAGS = ("multilingual", "cross-lingual")  # not an English-only export of RULER's tasks
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -51,14 +53,16 @@ def front_matter(manifest: Manifest) -> dict:
     names = sorted(configs)
     langs = sorted(export_languages(configs))
     total_rows = sum(configs[n].num_rows for n in names)
+    profile = CardProfile.of(configs)
+    tags = [t for t in TAGS if profile.oneruler or len(langs) > 1 or t not in MULTILINGUAL_TAGS]
     meta: dict = {
-        "pretty_name": PRETTY_NAME,
+        "pretty_name": profile.title(PRETTY_NAME),
         "license": "mit",
         "language": langs,
         "multilinguality": "multilingual" if len(langs) > 1 else "monolingual",
         "task_categories": ["question-answering", "text-generation"],
         "size_categories": [size_category(total_rows)],
-        "tags": list(TAGS),
+        "tags": tags,
         "configs": [
             {"config_name": n, "data_files": [{"split": SPLIT, "path": configs[n].file}]} for n in names
         ],

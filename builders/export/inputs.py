@@ -25,6 +25,8 @@ from ..sources.manifest import load_manifest
 from ..sources.store import load_sources
 from ..spec.configs import ConfigSpec
 from ..spec.defaults import BUILTIN_TOKENIZERS
+from ..spec.tasks import family_of
+from ..spec.translated import translation_record
 
 PACKAGES = ("oneruler", "datasets", "pyarrow", "tiktoken", "tokenizers", "wonderwords", "sentencex")
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -44,11 +46,11 @@ def _layer_modules(*layers: str) -> tuple[str, ...]:
 
 # The modules whose code decides the bytes of a shard (paths below builders/): every module of spec/ and generate/
 # but those above (a new family's modules are in by being there), and the sources and shard code rows go through
-# (RULER's parsers, sources/ruler/, among them).
+# (RULER's parsers, sources/ruler/, among them), and what counts RULER's deviations into a config's stats.
 GENERATOR_MODULES: tuple[str, ...] = (
     *_layer_modules("spec", "generate", "sources/ruler"),
     "sources/books.py", "sources/cleaner.py", "sources/parse.py", "sources/store.py", "sources/swahili.py",
-    "export/records.py", "export/shard.py",
+    "export/records.py", "export/shard.py", "export/ruler_deviations.py",
 )
 # The modules whose code decides the card facts (data fixes, measured books, pools, draws).
 CARD_FACT_MODULES: tuple[str, ...] = (
@@ -57,6 +59,13 @@ CARD_FACT_MODULES: tuple[str, ...] = (
     "generate/cwe.py", "spec/languages.py", "spec/tasks.py", "spec/family.py", "spec/families/niah.py",
     "spec/families/cwe.py", "spec/configs.py", "export/inputs.py", "export/cardfacts.py",
 )
+
+
+def config_translation(task: str, instruction_language: str) -> dict | None:
+    """The record of the native translation a config of ``task`` in ``instruction_language`` is built from (its file,
+    sha256, translators, licence: ``spec/translated.py:translation_record``), None where it takes RULER's English or
+    its task has no translation. Part of the config's inputs: a changed file makes it stale for build and verify."""
+    return translation_record(family_of(task).language_rule(task).translated, instruction_language)
 
 
 def package_versions() -> dict[str, str]:
@@ -125,9 +134,11 @@ class BuildInputs:
         return generator_fingerprint()
 
     def config_inputs(self, spec: ConfigSpec, samples: int, seed: int, versions: dict) -> ConfigInputs:
-        """What the manifest records of a config's inputs (its shard is added once built)."""
+        """What the manifest records of a config's inputs (its shard is added once built), the translation its
+        instructions come from among them."""
         return ConfigInputs(seed, samples, self.tokenizer_record(spec.alias), spec.task, spec.context_language,
-                            spec.instruction_language, spec.length, versions, self.generator_fingerprint)
+                            spec.instruction_language, spec.length, versions, self.generator_fingerprint,
+                            config_translation(spec.task, spec.instruction_language))
 
     def card_facts(self) -> dict:
         """The facts the card states, cached on disk beside the sources: ``fixes`` (data fixes),

@@ -76,6 +76,8 @@ class ShardStats:
     pool_unit: str | None = None  # "words"
     pool_exhausted: int | None = None
     pool_shortfall_tokens_max: int | None = None
+    # RULER's configs: rows each countable deviation from RULER touched (export/ruler_deviations.py), set at build
+    deviations: dict[str, int] | None = None
 
     @classmethod
     def of_rows(cls, rows_seen: list[dict], arrow_bytes: int) -> ShardStats:
@@ -111,6 +113,11 @@ class ShardStats:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
+def _digest(translation: dict | None) -> str | None:
+    """The sha256 a translation record holds (None: no translation)."""
+    return None if translation is None else translation.get("sha256")
+
+
 _INPUT_KEYS = ("seed", "samples", "tokenizer", "task", "context_language", "instruction_language", "length")
 
 
@@ -127,6 +134,9 @@ class ConfigInputs:
     length: int
     packages: dict[str, str] = field(default_factory=dict)
     generator: str | None = None
+    # The native translation a RULER config's instructions come from (``TranslationRecord.to_json``); None: RULER's
+    # English (or a task no translation applies to). Recorded only when present.
+    translation: dict | None = None
 
     def built_as(self, entry: ConfigEntry | None) -> bool:
         """Whether ``entry`` was built from these inputs: seed, samples, tokenizer, oneruler version and
@@ -136,12 +146,15 @@ class ConfigInputs:
         return ((entry.seed, entry.samples) == (self.seed, self.samples)
                 and entry.tokenizer.same_tokenizer(self.tokenizer)
                 and entry.packages.get("oneruler") == self.packages.get("oneruler")
-                and entry.generator == self.generator)
+                and entry.generator == self.generator
+                and _digest(entry.translation) == _digest(self.translation))
 
     def to_json(self) -> dict:
         """The input fields of a manifest entry."""
         doc = {f.name: getattr(self, f.name) for f in fields(ConfigInputs)}
         doc["tokenizer"] = self.tokenizer.to_json()
+        if self.translation is None:
+            del doc["translation"]
         return doc
 
 
@@ -171,6 +184,7 @@ class ConfigEntry(ConfigInputs):
                    task=doc["task"], context_language=doc["context_language"],
                    instruction_language=doc["instruction_language"], length=doc["length"],
                    packages=doc.get("packages", {}), generator=doc.get("generator"),
+                   translation=doc.get("translation"),
                    file=doc["file"], sha256=doc["sha256"], size=doc["size"], num_rows=doc["num_rows"],
                    stats=ShardStats.from_json(doc["stats"], f"{where}.stats"))
 

@@ -2,7 +2,9 @@
 
 1. every shard against the manifest's size and sha256 (fast; also what ``oneruler push`` checks);
 2. ``README.md`` against the card rendered from the manifest, ``eval.yaml`` against the one its configs give;
-3. the sources: every recorded source file must be available with the recorded sha256;
+3. the sources: every recorded source file must be available with the recorded sha256, and every native
+   translation a config was built from (``translations/ruler/{lang}.yaml`` or ``$ONERULER_TRANSLATIONS``) the file
+   with the recorded sha256;
 4. the tokenizers: each recorded alias must load and have the recorded identity and fingerprint;
 5. every config rebuilt from its recorded inputs (seed, samples, tokenizer) into a temporary folder,
    reported per config as identical or not.
@@ -24,7 +26,7 @@ from ..base.progress import ConfigProgress
 from ..spec.configs import parse_config_name
 from ..spec.defaults import BUILTIN_TOKENIZERS
 from .card import render_readme
-from .inputs import BuildInputs
+from .inputs import BuildInputs, config_translation
 from .eval_yaml import eval_yaml_problem
 from .layout import README_NAME
 from .manifest import check_shards, describe_values, export_values, read_manifest
@@ -86,6 +88,38 @@ def check_files(out: Path, manifest: Manifest, report: VerifyReport, log: Callab
         report.problems.append(benchmark)
     for p in report.problems:
         log(f"FAIL  {p}")
+
+
+def translation_problem(entry: ConfigEntry) -> str | None:
+    """Why the translation a config was built from is not the one a rebuild would read (None: it is, or neither has
+    one): changed, gone, unreadable, or one now applying that was not recorded."""
+    recorded = entry.translation
+    try:
+        current = config_translation(entry.task, entry.instruction_language)
+    except OneRulerError as exc:
+        return f"translation {recorded['file'] if recorded else entry.instruction_language} cannot be read: {exc}"
+    if recorded is None:
+        return None if current is None else (f"translation {current['file']} applies but the manifest records none "
+                                             f"(built before translations were recorded); rebuild with --force")
+    if current is None:
+        return (f"translation {recorded['file']} (recorded sha256 {recorded['sha256'][:16]}…) is gone: a rebuild "
+                f"would take RULER's English instruction")
+    if current["file"] != recorded["file"]:
+        return (f"translation {recorded['file']} (recorded) is not the file a rebuild reads, {current['file']}: set "
+                f"ONERULER_TRANSLATIONS as for the build")
+    if current["sha256"] != recorded["sha256"]:
+        return (f"translation {recorded['file']} changed since the config was built: recorded sha256 "
+                f"{recorded['sha256'][:16]}…, the file now has {current['sha256'][:16]}…")
+    return None
+
+
+def check_translations(configs: dict[str, ConfigEntry], report: VerifyReport, log: Callable[[str], None]) -> None:
+    """Step 3, translations: each config's recorded translation against the file a rebuild would read."""
+    for name in sorted(configs):
+        why = translation_problem(configs[name])
+        if why:
+            report.check(name).problems.append(why)
+            log(f"FAIL  {name}: {why}")
 
 
 def recorded_tokenizers(configs: dict[str, ConfigEntry], overrides: dict[str, str] | None) -> dict[str, str]:
@@ -205,6 +239,7 @@ def verify_export(out_dir: str, *, mirror: str | None = None, cache_dir: str | N
         log(f"FAIL  {report.problems[-1]}")
         return report
     sources_differ = check_sources(manifest, inputs, report, log)
+    check_translations(configs, report, log)
     tok_problems = check_tokenizers(configs, inputs, report, log, name_setting)
     if sources_differ:
         for name in configs:

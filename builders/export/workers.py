@@ -13,9 +13,9 @@ import os
 import queue as queue_mod
 import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..base.errors import OneRulerError
 from ..base.files import named_os_error
@@ -26,6 +26,7 @@ from ..spec.configs import ConfigSpec
 from ..spec.schema import features_of
 from .inputs import BuildInputs, InputsRecipe
 from .layout import DATA_DIR
+from .ruler_deviations import deviation_counts
 from .shard import ShardInfo, write_shard
 
 PARENT_POLL_S = 0.5
@@ -64,12 +65,22 @@ def _init_worker(recipe: InputsRecipe, progress_queue, parent: int) -> None:
 
 
 def _build_shard(inputs: BuildInputs, job: Job, out_dir: str | Path, report: Callable[[str, int], None]) -> ShardInfo:
-    """Write one job's shard into ``out_dir`` and return what it holds; ``report(config, n)`` gets ``n`` = 0 when
-    the config starts, then 1 after each example written (increments, as ``ConfigProgress.update`` counts)."""
+    """Write one job's shard into ``out_dir`` and return what it holds (RULER's deviations counted in its stats);
+    ``report(config, n)`` gets ``n`` = 0 when the config starts, then 1 after each example written (increments, as
+    ``ConfigProgress.update`` counts)."""
     name = job.spec.name
     report(name, 0)
-    return write_shard(inputs.rows(job.spec, job.samples, job.seed), out_dir, name, features_of(job.spec.task).arrow_schema,
+    seen: list[dict] = []
+
+    def tapped() -> Iterator[dict]:
+        for row in inputs.rows(job.spec, job.samples, job.seed):
+            seen.append({"index": row["index"], "num_units": row["num_units"]})
+            yield row
+
+    info = write_shard(tapped(), out_dir, name, features_of(job.spec.task).arrow_schema,
                        progress=lambda n: report(name, n))
+    info.stats = replace(info.stats, deviations=deviation_counts(inputs.generator, job.spec, job.seed, seen))
+    return info
 
 
 def _worker_build(job: Job, out_dir: str) -> ShardInfo:

@@ -23,6 +23,7 @@ from typing import Mapping
 import yaml
 
 from ..base.errors import OneRulerError
+from ..base.files import sha256_file
 from ..base.resources import RULER_TRANSLATIONS, shipped_path
 from .languages import LANGUAGE_CODES
 
@@ -134,3 +135,29 @@ def translated_languages(section: str, folder: Path | None = None) -> tuple[str,
         raise ValueError(f"unknown RULER section {section!r}; valid: {', '.join(SECTIONS)}")
     return tuple(lang for lang, path in translation_files(folder).items()
                  if section in read_translation(path).sections)
+
+
+def shown_path(path: Path) -> str:
+    """How the manifest and the card name a translation file: the package's as ``translations/ruler/{lang}.yaml``,
+    another (``$ONERULER_TRANSLATIONS``) by its path as given."""
+    if path.parent.resolve() == shipped_path(RULER_TRANSLATIONS).resolve():
+        return f"{RULER_TRANSLATIONS}/{path.name}"
+    return str(path)
+
+
+def translation_record(section: str | None, language: str, folder: Path | None = None) -> dict | None:
+    """What an export records of the translation a config's instructions come from: its file (``shown_path``),
+    sha256, language, the section used, translators, reviewers, licence and RULER commit; None when the config takes
+    RULER's English (no ``section`` for its task, an English instruction, or no file with the section)."""
+    if section is None or language == "en":
+        return None
+    path = translation_files(folder).get(language)
+    if path is None:
+        return None
+    found = read_translation(path)
+    if section not in found.sections:
+        return None
+    meta = found.metadata
+    return {"file": shown_path(path), "sha256": sha256_file(path), "language": language, "section": section,
+            "translators": list(meta["translators"]), "reviewers": list(meta["reviewers"]),
+            "licence": meta["licence"], "ruler_commit": meta["ruler_commit"]}
