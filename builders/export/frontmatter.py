@@ -16,6 +16,7 @@ import yaml
 from ..spec.defaults import SPLIT
 from .cardprofile import CardProfile
 from .records import ConfigEntry, Manifest
+from .upstreams import hub_licences
 
 PRETTY_NAME = "ONERULER"
 TAGS = ["long-context", "needle-in-a-haystack", "multilingual", "cross-lingual", "benchmark", "synthetic"]
@@ -57,7 +58,7 @@ def front_matter(manifest: Manifest) -> dict:
     tags = [t for t in TAGS if profile.oneruler or len(langs) > 1 or t not in MULTILINGUAL_TAGS]
     meta: dict = {
         "pretty_name": profile.title(PRETTY_NAME),
-        "license": "mit",
+        "license": hub_licences(configs, profile.oneruler),
         "language": langs,
         "multilinguality": "multilingual" if len(langs) > 1 else "monolingual",
         "task_categories": ["question-answering", "text-generation"],

@@ -14,6 +14,11 @@ from ..spec.tasks import family_of
 from .records import ConfigEntry
 
 SHOWN_CONFIGS = 3  # config names a line lists before "…"
+# The Hub's licence id of each pinned upstream's texts (the card's front matter; "other": the essays, licensed by no
+# one); ONERULER's release is MIT.
+HUB_LICENCES = {"ruler": "apache-2.0", "paul_graham_essays": "other", "xquad": "cc-by-sa-4.0",
+                "squad": "cc-by-sa-4.0", "hotpotqa": "cc-by-sa-4.0", "nltk_punkt": "mit"}
+ONERULER_LICENCE = "mit"
 
 
 def export_upstreams(configs: dict[str, ConfigEntry]) -> dict[str, list[str]]:
@@ -38,6 +43,13 @@ def used_sources(sources: dict[str, str], tasks: Iterable[str]) -> dict[str, str
     pinned = {f.path for u in PINNED_UPSTREAMS for f in load_pinned(u).files}
     used = upstream_pins(tasks)
     return {p: h for p, h in sources.items() if p not in pinned or p in used}
+
+
+def hub_licences(configs: dict[str, ConfigEntry], oneruler: bool) -> str | list[str]:
+    """The front matter's ``license``: ONERULER's MIT when its configs alone are here (``oneruler``: a config of its
+    families is), else every licence the rows' inputs carry, sorted."""
+    ids = {HUB_LICENCES[u] for u in export_upstreams(configs)} | ({ONERULER_LICENCE} if oneruler else set())
+    return ONERULER_LICENCE if ids <= {ONERULER_LICENCE} else sorted(ids)
 
 
 def _names(configs: list[str]) -> str:

@@ -47,22 +47,23 @@ CORE_FIELDS: tuple[RowField, ...] = tuple(RowField(name, "", text) for name, tex
     ("config", "the config name"),
     ("task", "the task id"),
     ("context_language", "the language of the context (book, word list)"),
-    ("instruction_language", "the language of the instructions, queries and \"none\" word"),
-    ("length", "nominal length in tokens (128k = 128,000)"),
+    ("instruction_language", "the language of the instructions and queries (ONERULER's: also of the \"none\" word)"),
+    ("length", "nominal length in tokens, as the config name gives it (`128k` = 128,000; `131072`)"),
     ("tokenizer", "identity of the measuring tokenizer, e.g. `cl100k_base`"),
     ("input", "the whole prompt, one user message"),
     ("answers", "the gold answers"),
     ("num_tokens", "exact tokens of `input` in `tokenizer`"),
     ("needles", "`key`, `value`; `depth`: the nominal depth, whole percent; `actual_depth`: where the needle landed, "
-                "percent of the haystack's sentences; `token_depth`: the same place, percent of the haystack's tokens "
+                "percent of the haystack's units (sentences, lines, documents); `token_depth`: the same place, percent of the haystack's tokens "
                 "in `tokenizer`, needles not counted; empty for families without needles"),
     ("queries", "the keys asked about, in the instruction language (empty where nothing is queried)"),
     ("context_span", "`[start, end)` character offsets of the haystack or word list inside `input`"),
     ("index", "the example index (rows of one index share their draws across languages)"),
     ("seed", "the base seed of every draw"),
-    ("reserve", "tokens kept free for the answer (its family's, e.g. 30 NIAH, 50 CWE)"),
+    ("reserve", "tokens kept free for the answer (its task's: the task table's last column)"),
     ("budget", "`length - reserve`: the bound on `num_tokens`"),
-    ("num_units", "what fills the context, in its family's unit (NIAH: haystack sentences; CWE: distinct words)"),
+    ("num_units", "what fills the context, in its task's unit (e.g. ONERULER's NIAH: haystack sentences; CWE: "
+                  "distinct words; RULER's: the Tasks list)"),
 ))
 
 _DTYPES = {"list<string>": List(Value("string"))}
@@ -91,9 +92,13 @@ def _type_name(feature) -> str:
     return feature.dtype
 
 
-def field_table_rows() -> list[list[str]]:
-    """The card's field table: (field, type, rows that have it, meaning), the core then each family's fields."""
+def field_table_rows(labels: set[str] | None = None) -> list[list[str]]:
+    """The card's field table: (field, type, rows that have it, meaning), the core then each family's fields (of the
+    families labelled ``labels``; all by default), a field several families share on one line naming them all."""
     rows = [[f"`{f.name}`", _type_name(CORE_FEATURES[f.name]), "all", f.description] for f in CORE_FIELDS]
+    shared: dict[tuple[str, str, str], list[str]] = {}
     for family in FAMILIES.values():
-        rows += [[f"`{f.name}`", f.dtype, family.label, f.description] for f in family.row_fields]
-    return rows
+        if labels is None or family.label in labels:
+            for f in family.row_fields:
+                shared.setdefault((f"`{f.name}`", f.dtype, f.description), []).append(family.label)
+    return rows + [[name, dtype, ", ".join(families), text] for (name, dtype, text), families in shared.items()]

@@ -242,6 +242,6 @@ def test_card_credits_the_upstreams_of_rulers_configs_and_says_the_essays_are_no
             f"Used by 2 configs: `en_ruler_niah_single_2_8192`, `en_ruler_vt_4096`.") in text
     assert f"- **{essays.title}**" in text and "Used by 1 config: `en_ruler_niah_single_2_8192`." in text
     assert "These essays are Paul Graham's writing: neither this project nor the repository" in text
-    assert "NLTK" in text and "| `answer_prefix` | string | RULER NIAH |" in text
+    assert "NLTK" in text and "| `answer_prefix` | string | RULER NIAH, RULER VT, RULER CWE, RULER FWE, RULER QA |" in text
     assert text.index(rulers.title) < text.index(essays.title)  # the pinned upstreams' order
 

@@ -236,3 +236,22 @@ def test_a_native_build_records_its_translation_and_verify_names_a_changed_one(t
     assert summary.built == ["pl_ruler_vt_4096"] and summary.skipped == ["pl-en_ruler_vt_4096"]
     assert read_manifest(out).configs["pl_ruler_vt_4096"].translation["reviewers"] == ["a second reader"]
     assert verify_export(str(out), cache_dir=str(source_cache), progress=False).ok
+
+
+def test_front_matter_licence_is_every_licence_of_the_rows_inputs():
+    from builders.export.upstreams import HUB_LICENCES
+    from builders.sources.ruler.pins import PINNED_UPSTREAMS
+
+    assert set(HUB_LICENCES) == set(PINNED_UPSTREAMS)  # every upstream a config may read has its Hub id
+    licence = lambda configs: parse_front_matter(render_readme(manifest(configs)))["license"]  # noqa: E731
+    assert licence(STANDARD) == "mit"
+    assert licence({"en_ruler_vt_8192": ENGLISH["en_ruler_vt_8192"]}) == ["apache-2.0"]
+    assert licence(ENGLISH) == ["apache-2.0", "mit", "other"]  # essays (no one's licence), Punkt (MIT)
+    assert licence({**STANDARD, **XLING}) == ["apache-2.0", "cc-by-sa-4.0", "mit"]  # XQuAD's share-alike
+
+
+def test_a_field_several_families_share_is_one_line_naming_them():
+    fields = section(render_card(manifest(ENGLISH)), "Fields")
+    prefix = [line for line in fields.splitlines() if line.startswith("| `answer_prefix` |")]
+    assert len(prefix) == 1 and "| RULER NIAH, RULER VT, RULER CWE |" in prefix[0]
+    assert "128,000" in fields and "131072" in fields and "e.g. 30 NIAH" not in fields
