@@ -8,7 +8,8 @@
    its ``base`` template, seed 42), one process per (task, length) as RULER runs it. SQuAD and HotpotQA are not on
    this machine: RULER's ``qa.py`` gets XQuAD's English file as SQuAD (``--squad-from-xquad``) and ours reads the
    same bytes (a temporary manifest pins them); ``qa_2`` (HotpotQA) runs on neither side. Without
-   ``english_words.json`` RULER's CWE runs up to 16384 tokens (its size search samples past wonderwords' list).
+   ``english_words.json`` RULER's CWE runs up to 65536 tokens (at 131072 its size search samples past wonderwords'
+   8,166 words and fails: ``ValueError: Sample larger than population``).
 2. Ours for the same configs in this process (``RowGenerator.rows``; sources and tokenizer loaded once, timed apart).
 3. Every row of both sides read back from its text alone, by the same parser, recounted with cl100k:
    NIAH: the prompt frame, needle formats and kinds, answers = the queried keys' values, the haystack (noise lines;
@@ -21,11 +22,23 @@
 4. ``--grid-samples``: ours for the whole English ``ruler`` grid (the 12 tasks that run here x 6 lengths) in one
    process. ``--ruler-extrapolate``: RULER's generator on the compared configs again at 1 sample, its time at
    ``--grid-samples`` extrapolated per config as t(1) + (n - 1) (t(s) - t(1)) / (s - 1) (its size search is per
-   config, each sample then costs about the same; RULER's whole grid at 50 samples takes hours here), against
-   ours on the same configs at n samples, setup included. ``--redraws``: how often our rules redrew what RULER's
-   draws would repeat (a key, a value, a distractor's key, a VT name) in that grid.
+   config, each sample then costs about the same), against ours on the same configs at n samples, setup
+   included. Superseded by 5: RULER's cost is mostly per process, its slope from 1 and 3 rows on a loaded machine
+   is mostly noise: it put 19 configs at 5,601 s where 5 measured 293 s (docs/performance.md).
+   ``--redraws``: how often our rules redrew what RULER's draws would repeat (a key, a value, a distractor's key,
+   a VT name) in that grid.
+5. ``--ruler-measure LENGTHS`` (instead of 1-4): RULER's generator and ours at ``--ruler-samples`` (50) rows on every
+   config of ``--tasks`` at these lengths, measured, not extrapolated: per config RULER's process (wall and CPU
+   seconds, its children included) and then ours in this process (wall and CPU seconds, setup timed apart), and
+   both sides' fill recounted the same way (cl100k, as in 3). Tasks whose source is missing are skipped and said
+   so (CWE past 16384 without ``english_words.json``). Run it under ``nice`` on a shared machine, one length per
+   run if time is short (each config's line goes to stderr as it finishes); the whole grid took 24-31 min here:
 
-Prints Markdown tables (docs/generation.md and docs/performance.md quote them), writes ``--out/fidelity.json``.
+    nice -n 10 python benchmarks/ruler_fidelity.py --ruler-measure 4096,8192,16384,32768,65536,131072 \\
+        --ruler-samples 50 --out /tmp/ruler-speed
+
+Prints Markdown tables (docs/generation.md and docs/performance.md quote them), writes ``--out/fidelity.json``
+(``--out/measure.json`` with ``--ruler-measure``).
 """
 
 from __future__ import annotations
@@ -364,6 +377,83 @@ def grid_speed(args, work: Path, generator: RowGenerator, setup: float, results:
     return doc
 
 
+def fill_of(task: str, rows: list[dict]) -> list[float]:
+    """Each row's fill as 3 counts it: tokens of input + answer prefix + tokens to generate, over the length."""
+    return [(len(ENC.encode_ordinary(r["input"] + r["answer_prefix"])) + RESERVE[task]) / r["length"] for r in rows]
+
+
+def measure(args, work: Path, present: set[str], generator: RowGenerator, setup: float, setup_cpu: float) -> dict:
+    """RULER's generator and ours at ``--ruler-samples`` rows on every config of ``--tasks`` x ``--ruler-measure``."""
+    from ruler_reference import NEEDS
+
+    results, skipped = [], []
+    for length in (int(n) for n in args.ruler_measure.split(",") if n):
+        for task in (t for t in args.tasks.split(",") if t):
+            needed = NEEDS.get(task)
+            if needed and needed not in present and task != "cwe":  # RULER's CWE: tried, its error reported
+                skipped.append({"task": task, "length": length, "skipped": f"{needed} is not available"})
+                print(json.dumps(skipped[-1]), file=sys.stderr, flush=True)
+                continue
+            rows, done = theirs(work, args.out / "ruler", task, length, args.ruler_samples)
+            cpu = time.process_time()
+            mine, seconds = ours(generator, task, length, args.ruler_samples)
+            cpu = time.process_time() - cpu
+            theirs_fill, ours_fill = fill_of(task, rows) if rows else None, fill_of(task, mine)
+            results.append({"task": task, "length": length, "rows": len(mine), "ruler_rows": done.get("samples"),
+                            "ruler_seconds": done.get("seconds"), "ruler_cpu_seconds": done.get("cpu_seconds"),
+                            "ours_seconds": round(seconds, 3), "ours_cpu_seconds": round(cpu, 3),
+                            "ruler_fill": [round(min(theirs_fill), 4), round(statistics.mean(theirs_fill), 4)]
+                            if theirs_fill else None,
+                            "ours_fill": [round(min(ours_fill), 4), round(statistics.mean(ours_fill), 4)],
+                            "error": done.get("error")})
+            print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+    return {"samples": args.ruler_samples, "setup_seconds": round(setup, 2), "setup_cpu_seconds": round(setup_cpu, 2),
+            "configs": results, "skipped": skipped}
+
+
+def measure_tables(doc: dict) -> str:
+    """Per config and per length: RULER's seconds against ours (setup counted once per length), and the fills."""
+    setup, setup_cpu = doc["setup_seconds"], doc["setup_cpu_seconds"]
+    configs = [r for r in doc["configs"] if r["ruler_seconds"] is not None and not r["error"]]
+    per = []
+    for r in configs:
+        wall, cpu = r["ruler_seconds"] / r["ours_seconds"], r["ruler_cpu_seconds"] / max(r["ours_cpu_seconds"], 1e-3)
+        per.append([f"`{r['task']}`", r["length"], f"{r['ruler_seconds']:,.1f} / {r['ruler_cpu_seconds']:,.1f}",
+                    f"{r['ours_seconds']:.3f} / {r['ours_cpu_seconds']:.3f}", f"{wall:,.0f}× / {cpu:,.0f}×",
+                    pct(r["ruler_fill"]), pct(r["ours_fill"]), f"{r['ours_fill'][1] / r['ruler_fill'][1]:.3f}"])
+    out = [table(["task", "length", "RULER wall / CPU s", "ours wall / CPU s", "ratio wall / CPU",
+                  "RULER fill min / mean %", "ours fill min / mean %", "fill ratio (means, ours / RULER)"], per)]
+    totals = []
+    lengths = sorted({r["length"] for r in configs})
+    for length in lengths + (["all"] if len(lengths) > 1 else []):  # "all": one process, its setup counted once
+        here = [r for r in configs if length in ("all", r["length"])]
+        ruler_s, ruler_cpu = sum(r["ruler_seconds"] for r in here), sum(r["ruler_cpu_seconds"] for r in here)
+        rows_s, rows_cpu = sum(r["ours_seconds"] for r in here), sum(r["ours_cpu_seconds"] for r in here)
+        totals.append([length, len(here), sum(r["ruler_rows"] for r in here), f"{ruler_s:,.1f} / {ruler_cpu:,.1f}",
+                       f"{rows_s + setup:.1f} / {rows_cpu + setup_cpu:.1f} ({rows_s:.2f} / {rows_cpu:.2f} + setup "
+                       f"{setup:.1f} / {setup_cpu:.1f})", f"{ruler_s / (rows_s + setup):,.0f}× / "
+                       f"{ruler_cpu / (rows_cpu + setup_cpu):,.0f}×", f"{ruler_s / max(rows_s, 1e-9):,.0f}× / "
+                       f"{ruler_cpu / max(rows_cpu, 1e-9):,.0f}×",
+                       f"{statistics.mean(r['ruler_fill'][1] for r in here) * 100:.1f} / "
+                       f"{statistics.mean(r['ours_fill'][1] for r in here) * 100:.1f}"])
+    out.append(table(["length", "configs", "rows", "RULER wall / CPU s", "ours wall / CPU s (rows + setup)",
+                      "ratio wall / CPU (ours with setup)", "ratio wall / CPU (rows only)", "mean fill % RULER / ours"],
+                     totals))
+    tasks = list(dict.fromkeys(r["task"] for r in configs))
+    cell = {(r["task"], r["length"]): r for r in configs}
+    cpu = [[f"`{t}`", *(f"{c['ruler_cpu_seconds']:.1f} / {c['ours_cpu_seconds']:.2f} "
+                        f"({c['ruler_cpu_seconds'] / max(c['ours_cpu_seconds'], 1e-3):,.0f}×)"
+                        if (c := cell.get((t, n))) else "—" for n in lengths)] for t in tasks]
+    fill = [[f"`{t}`", *(f"{100 * c['ruler_fill'][1]:.1f} / {100 * c['ours_fill'][1]:.1f} "
+                         f"({c['ours_fill'][1] / c['ruler_fill'][1]:.3f})" if (c := cell.get((t, n))) else "—"
+                         for n in lengths)] for t in tasks]
+    out.append(table(["CPU s, RULER / ours (ratio)", *map(str, lengths)], cpu))
+    out.append(table(["mean fill %, RULER / ours (ours / RULER)", *map(str, lengths)], fill))
+    failed = [f"{r['task']}_{r['length']}: RULER failed: {' '.join(r['error'])}" for r in doc["configs"] if r["error"]]
+    notes = [f"{s['task']}_{s['length']}: {s['skipped']}" for s in doc["skipped"]] + failed
+    return "\n\n".join(out) + ("\n\nnot measured: " + "; ".join(notes) if notes else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", default=",".join(HERE))
@@ -374,6 +464,9 @@ def main() -> None:
     ap.add_argument("--ruler-extrapolate", action="store_true",
                     help="RULER at 1 sample on the compared configs too; its 50-sample time extrapolated")
     ap.add_argument("--redraws", action="store_true", help="count our redraws over the grid at --grid-samples")
+    ap.add_argument("--ruler-measure", default="", metavar="LENGTHS",
+                    help="only measure: RULER's generator and ours at --ruler-samples rows, each task at these lengths")
+    ap.add_argument("--ruler-samples", type=int, default=50, help="rows per config for --ruler-measure")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -383,14 +476,19 @@ def main() -> None:
         configs += [(t, int(length)) for t in tasks.split(",") if t]
     with tempfile.TemporaryDirectory(prefix="ruler-fidelity-") as tmp:
         work = Path(tmp)
-        write_workspace(work, squad_from_xquad=True)
-        started = time.perf_counter()
+        present = write_workspace(work, squad_from_xquad=True)
+        started, cpu_started = time.perf_counter(), time.process_time()
         sources = our_sources(work)
         generator = RowGenerator(sources)
         generator.tokenizer_for(ConfigSpec("en", "ruler_fwe", 4096)).count("warm")
         sources.ruler.tasks, sources.ruler.cwe_words, sources.ruler.squad  # noqa: B018 (read once, timed as setup)
         ours(generator, "niah_single_2", 4096, 1)  # the essays split by Punkt once per process, timed as setup
-        setup = time.perf_counter() - started
+        setup, setup_cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        if args.ruler_measure:
+            doc = measure(args, work, present, generator, setup, setup_cpu)
+            print(measure_tables(doc))
+            (args.out / "measure.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
+            return
         reader = Reader(sources.ruler)
         results = []
         for task, length in configs:

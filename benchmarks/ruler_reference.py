@@ -18,11 +18,12 @@ in place from the project's verified sources instead:
 - ``json/english_words.json``, ``json/squad.json``, ``json/hotpotqa.json``: the pinned files when the
   source cache or the mirror has them; otherwise the tasks that need them are skipped and said so
   (CWE draws from ``english_words.json`` only once wonderwords' 8,166 words run out, i.e. at long lengths:
-  without it RULER's cwe.py gets an empty one, and CWE runs up to 16384 tokens;
+  without it RULER's cwe.py gets an empty one and is run anyway; here it runs up to 65536 tokens and at 131072
+  fails with its own ``ValueError: Sample larger than population``, reported as the config's error;
   ``--squad-from-xquad`` gives RULER's ``qa.py`` XQuAD's English file with ``is_impossible: false``
   added, so its QA rule can be run here without SQuAD).
 
-Prints one JSON line per config (task, length, samples, seconds of RULER's generator, the fill of
+Prints one JSON line per config (task, length, samples, wall and CPU seconds of RULER's generator, the fill of
 each row: RULER's ``length`` over the budget) and leaves RULER's ``validation.jsonl`` files under
 ``--out`` for ``benchmarks/ruler_fidelity.py``. Needs nltk, wonderwords, numpy, scipy, tenacity,
 tiktoken (the test extra has them) and, offline, ``TIKTOKEN_CACHE_DIR``.
@@ -33,6 +34,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -115,6 +118,20 @@ def with_is_impossible(path: Path) -> dict:
     return doc
 
 
+def children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (RULER's prepare.py and what it starts)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def error_line(output: str) -> list[str]:
+    """The exception of a failed RULER run (prepare.py prints its task script's traceback to stdout; NLTK's
+    refused downloads go to stderr), else the output's last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"[A-Za-z_.]*(Error|Exception)\b", line)]
+    return (errors or lines)[-1:]
+
+
 def run_config(work: Path, out: Path, task: str, length: int, samples: int) -> dict:
     """Run RULER's prepare.py for one (task, length); its time and the fill of each row."""
     env = {**os.environ, "NLTK_DATA": str(work / "nltk_data"), "PYTHONHASHSEED": "0"}
@@ -122,15 +139,16 @@ def run_config(work: Path, out: Path, task: str, length: int, samples: int) -> d
     command = [sys.executable, "prepare.py", "--save_dir", str(save), "--task", task, "--tokenizer_path",
                "cl100k_base", "--tokenizer_type", "openai", "--max_seq_length", str(length),
                "--num_samples", str(samples), "--model_template_type", "base"]
-    started = time.perf_counter()
+    cpu_before, started = children_cpu(), time.perf_counter()
     done = subprocess.run(command, cwd=work / "scripts" / "data", env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, children_cpu() - cpu_before
     rows_file = save / task / "validation.jsonl"
     if done.returncode != 0 or not rows_file.is_file():
-        return {"task": task, "length": length, "error": (done.stderr or done.stdout).strip().splitlines()[-1:]}
+        return {"task": task, "length": length, "error": error_line(done.stdout + "\n" + done.stderr)}
     rows = [json.loads(line) for line in rows_file.read_text(encoding="utf-8").splitlines()]
     fills = [row["length"] / length for row in rows]
     return {"task": task, "length": length, "samples": len(rows), "seconds": round(seconds, 2),
+            "cpu_seconds": round(cpu, 2),
             "fill_min": round(min(fills), 4), "fill_mean": round(sum(fills) / len(fills), 4),
             "fill_max": round(max(fills), 4), "file": str(rows_file)}
 
@@ -154,7 +172,7 @@ def main() -> None:
         for length in (int(x) for x in args.lengths.split(",")):
             for task in tasks:
                 needed = NEEDS.get(task)
-                if needed and needed not in present and not (task == "cwe" and length <= 16384):
+                if needed and needed not in present and task != "cwe":  # RULER's CWE: tried, its error reported
                     print(json.dumps({"task": task, "length": length, "skipped": f"{needed} is not available"}))
                     continue
                 print(json.dumps(run_config(work, args.out, task, length, args.samples)), flush=True)
