@@ -63,14 +63,14 @@ import tiktoken
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from ruler_reference import RULER_LENGTHS, run_config, write_workspace  # noqa: E402
+from ruler_reference import RULER_LENGTHS, run_config, ruler_scripts, write_workspace  # noqa: E402
 
 from builders.base.files import sha256_bytes  # noqa: E402
 from builders.generate.niah import DEPTHS  # noqa: E402
 from builders.generate.rows import RowGenerator  # noqa: E402
 from builders.generate.ruler.frame import ruler_frame  # noqa: E402
-from builders.generate.ruler.lines import NOISE  # noqa: E402
-from builders.generate.ruler.niah import singular  # noqa: E402
+from builders.sources.ruler.texts import noise_line  # noqa: E402
+from builders.sources.ruler.instructions import singular  # noqa: E402
 from builders.sources.manifest import SourceFile  # noqa: E402
 from builders.sources.ruler.pins import ruler_manifest  # noqa: E402
 from builders.sources.ruler.store import RulerSources  # noqa: E402
@@ -82,6 +82,8 @@ NIAH = ("niah_single_1", "niah_single_2", "niah_single_3", "niah_multikey_1", "n
 HERE = (*NIAH, "vt", "cwe", "fwe", "qa_1")  # qa_2 needs HotpotQA, which is not on this machine
 RESERVE = {**{t: 128 for t in NIAH}, "vt": 30, "cwe": 120, "fwe": 50, "qa_1": 32}
 ENC = tiktoken.get_encoding("cl100k_base")
+# RULER's noise line, read from its niah.py in the mirror (variable_tracking.py has the same line at the pinned commit)
+NOISE = noise_line((ruler_scripts() / "data" / "synthetic" / "niah.py").read_bytes(), "niah.py")
 NEEDLE_RE = re.compile(r"One of the special magic (numbers|uuids|words) for ([^\n]+?) is: (\S+)\.")
 SPLIT_RE = re.compile(f" ?{NEEDLE_RE.pattern} ?")
 KINDS = {"numbers": re.compile(r"[1-9][0-9]{6}"),
@@ -120,7 +122,8 @@ def niah_facts(row: dict, args: dict, template, reader: Reader) -> dict:
     query = re.search(r"for (.+) mentioned in the provided text\?$", tail)[1]
     one = args["num_needle_q"] * args["num_needle_v"] == 1
     kind = args["type_needle_v"][:-1] if one else args["type_needle_v"]
-    frame = ruler_frame(template, {"type_needle_v": kind, "query": query}, singular if one else None)
+    rewrite = (lambda t: singular(t, reader.ruler.tasks.singular)) if one else None  # niah.py's, read from it
+    frame = ruler_frame(template, {"type_needle_v": kind, "query": query}, rewrite)
     needles = NEEDLE_RE.findall(context)
     first, _, last = query.rpartition(", and ")
     queries = [*first.split(", "), last] if first else [query]
