@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..spec.tasks import family_of, get_task
-from .cardprofile import XQUAD_TASK, is_ruler, uses_book
+from .cardprofile import is_ruler, uses_book, uses_xquad
 from .records import ConfigEntry
 
 NOT_RECORDED = ("not recorded in the rows or the manifest: counting it means regenerating the rows "
@@ -79,12 +79,12 @@ DEVIATIONS: tuple[tuple[str, str, Select, Callable[[list[ConfigEntry]], str]], .
     ("XQuAD not repeated", "`ruler_qa_xquad` applies RULER's QA rule to XQuAD's paragraphs but does not repeat them "
      "past their end (RULER's repetition would put the gold paragraph in a row several times): a row whose budget "
      "the language's paragraphs cannot fill is short, recorded in `qa_pool_exhausted`.",
-     lambda e: e.task == XQUAD_TASK, _exhausted),
+     lambda e: uses_xquad(e.task), _exhausted),
     ("VT's in-context example in a book", "Each row renames the example's variables and value (RULER's "
      "`randomize_icl`) in its statements, question and answer only; RULER's `str.replace` over the whole example "
      "would also change any text of the book or the instruction that holds one of the example's names or its value "
      "12345. Rows touched: those whose example holds such text.",
-     lambda e: e.task == "ruler_vt" and uses_book(e), lambda es: _recorded(es, "book_example_words")),
+     lambda e: _family("ruler_vt")(e) and uses_book(e), lambda es: _recorded(es, "book_example_words")),
 )
 
 

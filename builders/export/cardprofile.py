@@ -13,10 +13,7 @@ from ..spec.families.ruler import RulerTask
 from ..spec.tasks import FAMILIES, family_of, get_task
 from .records import ConfigEntry
 
-XQUAD_TASK = "ruler_qa_xquad"
-# RULER's variable tracking outside English takes its haystack from ONERULER's book of the context language
-# (generate/ruler/vt_book.py); in English it keeps RULER's noise lines.
-BOOK_VT_TASK = "ruler_vt"
+XQUAD_UPSTREAM = "xquad"  # the pinned upstream of XQuAD's paragraphs (sources/ruler/pins.py)
 RULER_ONLY_TITLE = "RULER's tasks, built by oneruler"
 
 
@@ -25,12 +22,15 @@ def is_ruler(task: str) -> bool:
     return isinstance(get_task(task), RulerTask)
 
 
+def uses_xquad(task: str) -> bool:
+    """Whether a task's rows are made from XQuAD's paragraphs (its family's upstreams)."""
+    return XQUAD_UPSTREAM in family_of(task).upstreams_of(task)
+
+
 def uses_book(entry: ConfigEntry) -> bool:
-    """Whether a config's haystack is ONERULER's book of its context language: ONERULER's NIAH tasks (the families
-    with needles), and RULER's VT outside English."""
-    if is_ruler(entry.task):
-        return entry.task == BOOK_VT_TASK and entry.context_language != "en"
-    return family_of(entry.task).needles
+    """Whether a config's haystack is ONERULER's book of its context language (its family's ``book_haystack``:
+    ONERULER's NIAH tasks, RULER's VT outside English)."""
+    return family_of(entry.task).reads_book(entry.context_language)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class CardProfile:
                    languages=frozenset(c for e in configs.values() for c in (e.context_language,
                                                                              e.instruction_language)),
                    book_languages=tuple(sorted({e.context_language for e in configs.values() if uses_book(e)})),
-                   xquad=XQUAD_TASK in tasks, translated=any(e.translation for e in configs.values()),
+                   xquad=any(uses_xquad(t) for t in tasks), translated=any(e.translation for e in configs.values()),
                    tasks=frozenset(tasks))
 
     @property

@@ -10,7 +10,7 @@ from ..base.text import plural
 from ..spec.grids import grid_configs
 from ..spec.languages import LANGUAGES
 from ..spec.tasks import FAMILIES, family_of
-from .cardprofile import XQUAD_TASK, CardProfile, is_ruler, uses_book
+from .cardprofile import CardProfile, is_ruler, uses_book, uses_xquad
 from .records import ConfigEntry
 
 # RULER's four categories (RULER §3), by family.
@@ -37,7 +37,7 @@ def _languages_held(ruler: dict[str, ConfigEntry]) -> str:
     if contexts == ["en"]:
         return "All of them are in English, as RULER is."
     books = sorted({e.context_language for e in ruler.values() if uses_book(e)})
-    xquad = sorted({e.context_language for e in ruler.values() if e.task == XQUAD_TASK and e.context_language != "en"})
+    xquad = sorted({e.context_language for e in ruler.values() if uses_xquad(e.task) and e.context_language != "en"})
     where = []
     if books:
         where.append(f"variable tracking in ONERULER's book of {plural(len(books), 'language')} "

@@ -131,7 +131,9 @@ class TaskFamily:
     whether ``{ctx}-{inst}_`` and ``_at{D}`` configs exist; ``languages`` the languages its configs may have
     (``task_languages``: a task's own rule where it differs); ``upstreams`` the pinned upstreams beyond ONERULER's
     release its rows are made from (``sources/ruler/pins.py``: RULER's files, the essays; ``task_upstreams`` per task
-    where they differ), which the card credits and ``push`` looks at; ``scoring_rule`` its tasks' rule unless a task
+    where they differ), which the card credits and ``push`` looks at; ``book_haystack`` the context languages whose
+    ONERULER book is its haystack (ONERULER's NIAH: every one; RULER's VT: all but English; the card's book
+    sections); ``scoring_rule`` its tasks' rule unless a task
     names another; ``row_fields`` the columns its rows add to the common core; ``forms`` task ids made
     on demand; ``build_cost`` the order of a build among configs of one length (higher first: its rows
     cost more); ``show_lines`` what ``show`` adds about one of its rows; ``pool`` its row fields saying that a
@@ -158,6 +160,7 @@ class TaskFamily:
     upstreams: tuple[str, ...] = ()
     task_upstreams: tuple[tuple[str, tuple[str, ...]], ...] = ()
     pool: PoolFields | None = None
+    book_haystack: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         bad = [f.name for f in self.row_fields if f.dtype not in FIELD_TYPES]
@@ -176,6 +179,10 @@ class TaskFamily:
     def upstreams_of(self, task: str) -> tuple[str, ...]:
         """The pinned upstreams a task's rows are made from (``task_upstreams``, else the family's)."""
         return dict(self.task_upstreams).get(task, self.upstreams)
+
+    def reads_book(self, context_language: str) -> bool:
+        """Whether a config of this family in this context language has the language's book as its haystack."""
+        return context_language in self.book_haystack
 
     def describe(self, row: dict) -> list[str]:
         """The lines ``show`` prints about a row of this family beyond the common ones."""

@@ -89,3 +89,15 @@ def test_language_rules():
 
 def test_xquad_languages_are_xquads_that_are_onerulers(ruler_sources):
     assert sorted(ruler_qa.XQUAD_LANGUAGES) == sorted(set(ruler_sources.xquad_languages) & set(LANGUAGE_CODES))
+
+
+def test_which_families_read_a_languages_book():
+    """The card's book sections follow the records: ONERULER's NIAH reads every language's book, RULER's VT every
+    one but English (RULER's noise lines), no other family a book."""
+    from builders.spec.languages import LANGUAGE_CODES
+    from builders.spec.tasks import FAMILIES
+
+    readers = {name: [c for c in LANGUAGE_CODES if family.reads_book(c)] for name, family in FAMILIES.items()}
+    assert readers.pop("niah") == list(LANGUAGE_CODES) and len(LANGUAGE_CODES) == 26
+    assert readers.pop("ruler_vt") == [c for c in LANGUAGE_CODES if c != "en"]
+    assert all(not codes for codes in readers.values()), readers

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ...base.text import plural
 from ..family import TaskFamily, TaskForm
+from ..languages import LANGUAGE_CODES
 
 NIAH_RESERVE = 30
 # Multi-evidence variants of mv_niah (Counting-Stars style): K values for one key, ``e`` = evenly spaced.
@@ -110,4 +111,5 @@ NIAH = TaskFamily(
     count_margin=0.05,
     needles=True, cross_lingual=True, depth_sweeps=True, scoring_rule="numbers", tasks=TASKS,
     forms=(TaskForm(MULTI_VALUE_TASK, TASK_FORMS, multi_value_task, "mv16e_niah"),),
+    book_haystack=LANGUAGE_CODES,  # every language's book
 )

@@ -6,6 +6,7 @@ English instructions (``pl-en_ruler_vt_32768``), or a checked translation's (``p
 
 from __future__ import annotations
 
+from ..languages import LANGUAGE_CODES
 from .ruler import ENGLISH_INSTRUCTIONS, RulerTask, ruler_family
 
 VT_RESERVE = 30  # RULER's tokens_to_generate for variable_tracking
@@ -24,4 +25,5 @@ RULER_VT = ruler_family(
     unit="haystack units (noise lines in English, book sentences in other languages)", reserve=VT_RESERVE,
     count_margin=0.1,
     needles=True, cross_lingual=True, scoring_rule="string_match_all", tasks=TASKS, languages=ENGLISH_INSTRUCTIONS,
+    book_haystack=tuple(code for code in LANGUAGE_CODES if code != "en"),  # English keeps RULER's noise lines
 )
