@@ -16,6 +16,7 @@ from ..base.errors import OneRulerError
 from ..base.resources import CARD_TEMPLATE, REINSTALL, shipped_path
 from ..base.text import plural
 from ..scoring import NONE_WORDS
+from ..sources.parse import BOOK_SOURCE
 from ..spec.configs import STANDARD_LENGTHS, parse_config_name, render_length
 from ..spec.families.niah import MULTI_VALUE_TASK
 from ..spec.languages import LANGUAGES
@@ -178,8 +179,8 @@ def _shortfalls(configs: dict[str, ConfigEntry]) -> str:
 
 
 def _book_fixes(fixes: list[dict], languages: tuple[str, ...]) -> list[dict]:
-    """The fixes of the books of ``languages`` (the ``cwe_`` fixes are the word pools' and templates')."""
-    return [f for f in fixes if f["language"] in languages and not f["name"].startswith("cwe_")]
+    """The fixes of the books of ``languages`` (each fix records the role of the file it corrected)."""
+    return [f for f in fixes if f["language"] in languages and f.get("source") == BOOK_SOURCE]
 
 
 def _fixes_table(fixes: list[dict]) -> str:

@@ -172,8 +172,8 @@ class BuildInputs:
 
     def fixes(self) -> list[dict]:
         """The data fixes applied to the sources (for the card), in a canonical order."""
-        out = [{"name": f.name, "language": f.language, "count": int(f.count), "characters": int(f.characters),
-                "description": f.description} for f in self.sources.fixes]
+        out = [{"name": f.name, "language": f.language, "source": f.source, "count": int(f.count),
+                "characters": int(f.characters), "description": f.description} for f in self.sources.fixes]
         return sorted(out, key=lambda f: (f["name"], f["language"]))
 
     def books(self) -> dict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from .cleaner import TextCleaner
-from .parse import DataFix
+from .parse import BOOK_SOURCE, DataFix
 from .swahili import clean_swahili
 
 _CYRILLIC = re.compile(r"[\u0400-\u04FF]")
@@ -21,7 +21,7 @@ _HOMOGLYPHS = str.maketrans("iIeoacpxyEOACPXHKMTB", "іІеоасрхуЕОАС�
 
 def clean_book(text: str, language: str) -> tuple[str, list[DataFix]]:
     """Apply the documented per-language book fixes; return the text with whitespace collapsed."""
-    book = TextCleaner(text, language)
+    book = TextCleaner(text, language, BOOK_SOURCE)
     if language == "sw":
         clean_swahili(book)
     if language == "de":

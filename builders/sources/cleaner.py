@@ -9,11 +9,12 @@ from .parse import DataFix
 
 
 class TextCleaner:
-    """A text being cleaned, with the fixes applied so far (places touched, characters removed)."""
+    """A text being cleaned, with the fixes applied so far (places touched, characters removed); ``source``: the role
+    of its source file (``book``)."""
 
-    def __init__(self, text: str, language: str):
+    def __init__(self, text: str, language: str, source: str):
         self.text = text
-        self.language = language
+        self.language, self.source = language, source
         self.fixes: list[DataFix] = []
 
     def record(self, name: str, count: int, characters: int, description: str) -> None:
@@ -22,10 +23,10 @@ class TextCleaner:
             return
         for i, fix in enumerate(self.fixes):
             if fix.name == name:  # one fix made of several edits (e.g. footnote markers and their bodies)
-                self.fixes[i] = DataFix(name, self.language, fix.count + count, fix.description,
+                self.fixes[i] = DataFix(name, self.language, self.source, fix.count + count, fix.description,
                                         fix.characters + characters)
                 return
-        self.fixes.append(DataFix(name, self.language, count, description, characters))
+        self.fixes.append(DataFix(name, self.language, self.source, count, description, characters))
 
     def sub(self, name: str, pattern: str | re.Pattern, repl: str | Callable[[re.Match], str], description: str,
             flags: int = 0) -> int:

@@ -35,12 +35,17 @@ POS_KEEP = frozenset({"noun", "adjective", "verb"})
 _POS_ALIASES = {"名词": "noun", "动词": "verb", "形容词": "adjective", "副词": "adverb", "其他": "other"}
 
 
+BOOK_SOURCE = "book"  # the manifest's kind of the books, and the ``source`` of their fixes
+
+
 @dataclass(frozen=True)
 class DataFix:
-    """One deterministic correction of upstream data, with how many places it touched."""
+    """One deterministic correction of upstream data, with how many places it touched and the role of the source
+    file it corrected (``source``: ``book``, ``dictionary``, ``cwe_prompt``, the manifest's kinds)."""
 
     name: str
     language: str
+    source: str
     count: int
     description: str
     characters: int = 0  # characters removed from the source text (layout whitespace included)
@@ -148,7 +153,7 @@ def parse_cwe_template(data: bytes, where: str, language: str) -> tuple[CweTempl
     leftover = re.compile(r"\\n\{context\}\\n[^\n]*")
     if text.count("{context}") > 1 and leftover.search(text):
         text, n = leftover.subn("", text)
-        fixes.append(DataFix("cwe_template_duplicate_context", language, n,
+        fixes.append(DataFix("cwe_template_duplicate_context", language, "cwe_prompt", n,
                              "removed a leftover line fragment with a literal '\\n{context}\\n' that would print the word list twice"))
     n = text.count("{context}")
     if n != 1:
@@ -218,9 +223,9 @@ def parse_word_pool(data: bytes, where: str, language: str) -> tuple[WordPool, l
         raise SourceError(f"{where}: the word pool is empty (no noun/adjective/verb entries)")
     fixes = []
     if multi_tag:
-        fixes.append(DataFix("cwe_pos_tag_mapping", language, multi_tag,
+        fixes.append(DataFix("cwe_pos_tag_mapping", language, "dictionary", multi_tag,
                              "kept entries with messy POS tags (e.g. 'verb,noun', '形容词') that include noun/adjective/verb; upstream kept only exact tags"))
     if homographs:
-        fixes.append(DataFix("cwe_korean_homograph_digits", language, homographs,
+        fixes.append(DataFix("cwe_korean_homograph_digits", language, "dictionary", homographs,
                              "stripped homograph numbers (가격03 → 가격) instead of dropping the word"))
     return WordPool(language, tuple(sorted(words))), fixes

@@ -16,6 +16,7 @@ from .fetch import fetch_sources
 from .manifest import WONDERWORDS_VERSION, SourceFile, load_manifest, load_packaged_wordlists
 from .ruler.store import RulerSources
 from .parse import (
+    BOOK_SOURCE,
     CweTemplate,
     DataFix,
     NiahTemplate,
@@ -115,7 +116,7 @@ class Sources:
 
     def released_book_text(self, language: str) -> str:
         """The book exactly as upstream released it (before any fix or whitespace collapse)."""
-        data, where = self._bytes("book", language)
+        data, where = self._bytes(BOOK_SOURCE, language)
         return decode_utf8(data, where)
 
     def book_text(self, language: str) -> str:

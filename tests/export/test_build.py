@@ -143,6 +143,9 @@ def test_manifest_records_checksums_and_inputs(built):
     assert manifest.sources and all(len(h) == 64 for h in manifest.sources.values())
     assert any(p.endswith("100_noun_list_translated.tsv") for p in manifest.sources)
     assert {f["name"] for f in manifest.facts["fixes"]} >= {"cwe_korean_homograph_digits"}
+    source_of = {f["name"]: f["source"] for f in manifest.facts["fixes"]}  # the role of the file each fix corrected
+    assert source_of["cwe_korean_homograph_digits"] == "dictionary" and source_of["footnote_markers"] == "book"
+    assert source_of["cwe_template_duplicate_context"] == "cwe_prompt"
     assert len(manifest.facts["books"]) == 26
     text = (built / "manifest.json").read_text(encoding="utf-8")
     assert "time" not in json.loads(text)  # reproducible: no timestamps

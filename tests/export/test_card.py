@@ -49,11 +49,11 @@ def manifest(configs: dict) -> Manifest:
     return Manifest.from_json({
         "format": "oneruler-export/1", "sources": {"OneRuler/data/x.txt": "ef" * 32},
         "fixes": [
-            {"name": "footnote_markers", "language": "pl", "count": 287, "characters": 1327,
+            {"name": "footnote_markers", "language": "pl", "source": "book", "count": 287, "characters": 1327,
              "description": "removed footnote markers like [12]"},
-            {"name": "footnote_markers", "language": "zh", "count": 131, "characters": 422,
+            {"name": "footnote_markers", "language": "zh", "source": "book", "count": 131, "characters": 422,
              "description": "removed footnote markers like [12]"},
-            {"name": "cwe_korean_homograph_digits", "language": "ko", "count": 1440, "characters": 0,
+            {"name": "cwe_korean_homograph_digits", "language": "ko", "source": "dictionary", "count": 1440, "characters": 0,
              "description": "stripped homograph numbers"},
         ],
         "books": {"ko": book(12_000, 8_071, pool=(2605, 4003), short={"cwe_easy": {"128000": [100_739, 68_890]}},

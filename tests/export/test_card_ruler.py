@@ -38,11 +38,11 @@ def book(sentences: int) -> dict:
 def manifest(configs: dict) -> Manifest:
     return Manifest.from_json({
         "format": "oneruler-export/1", "sources": {},
-        "fixes": [{"name": "footnote_markers", "language": "pl", "count": 287, "characters": 1327,
+        "fixes": [{"name": "footnote_markers", "language": "pl", "source": "book", "count": 287, "characters": 1327,
                    "description": "removed footnote markers like [12]"},
-                  {"name": "footnote_bodies", "language": "zh", "count": 13, "characters": 2000,
+                  {"name": "footnote_bodies", "language": "zh", "source": "book", "count": 13, "characters": 2000,
                    "description": "removed footnote texts"},
-                  {"name": "cwe_korean_homograph_digits", "language": "ko", "count": 1440, "characters": 0,
+                  {"name": "cwe_korean_homograph_digits", "language": "ko", "source": "dictionary", "count": 1440, "characters": 0,
                    "description": "stripped homograph numbers"}],
         "books": {"pl": book(15_427), "ja": book(4_667), "zh": book(2_150)},
         "draws": {"mk_niah": {"draws": 400, "redrawn": 4, "rejected": 4}},

@@ -57,7 +57,7 @@ def test_letter_spacing_on_hand_made_text():
     from builders.sources.cleaner import TextCleaner
     from builders.sources.swahili import join_letter_spacing
 
-    book = TextCleaner(text, "sw")
+    book = TextCleaner(text, "sw", "book")
     join_letter_spacing(book)
     assert book.text == "Kichwa kilikuwa bado kuota.\nNa dunia ngumu.\nmara kwa mara, mwema.\nK. 1 2 3"
     assert {(f.name, f.count) for f in book.fixes} == {("sw_letter_spacing", 3), ("sw_letter_spacing_phrases", 1)}
