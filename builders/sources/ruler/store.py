@@ -24,7 +24,7 @@ from .pins import Fetched, entries_of_role, ruler_manifest
 from .punkt import sentence_tokenizer
 from .qa import QaDataset, parse_hotpotqa, parse_squad, parse_xquad
 from .tasks import RulerTasks, parse_ruler_tasks
-from .texts import NIAH_SCRIPT, RulerTexts, parse_ruler_texts
+from .texts import RulerTexts, parse_ruler_texts
 from .words import NiahKeys, WonderwordsLists, WordList, cwe_words, parse_english_words, parse_wonderwords
 
 
@@ -86,9 +86,8 @@ class RulerSources:
     @cached_property
     def tasks(self) -> RulerTasks:
         """RULER's templates, answer prefixes, tokens to generate, task settings and metric names."""
-        niah_script = next(f for f in self.fetched("ruler_generators") if f[0].path == NIAH_SCRIPT)
         return parse_ruler_tasks(self._one("ruler_templates"), self._one("ruler_task_settings"),
-                                 self._one("ruler_metric"), niah_script)
+                                 self._one("ruler_metric"), self.texts)
 
     @cached_property
     def texts(self) -> RulerTexts:

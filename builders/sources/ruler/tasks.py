@@ -29,7 +29,7 @@ from ...base.errors import SourceError
 from ..manifest import SourceFile
 from ..parse import decode_utf8
 from .pins import Fetched
-from .texts import singular_replacements
+from .texts import NIAH_SCRIPT, RulerTexts
 
 FAMILIES: tuple[str, ...] = ("niah", "variable_tracking", "common_words_extraction", "freq_words_extraction", "qa")
 METRICS: tuple[str, ...] = ("string_match_all", "string_match_part")
@@ -210,10 +210,10 @@ def parse_metrics(data: bytes, where: str) -> dict[str, str]:
     return {family: metrics[family] for family in FAMILIES}
 
 
-def parse_ruler_tasks(templates: Fetched, settings: Fetched, metric: Fetched, singular: Fetched) -> RulerTasks:
+def parse_ruler_tasks(templates: Fetched, settings: Fetched, metric: Fetched, texts: RulerTexts) -> RulerTasks:
     """The three files (each ``(entry, bytes)``) parsed and joined as RULER's ``prepare.py`` joins them, with the
-    singular rewrite read from ``niah.py`` (``singular``)."""
-    (t_entry, t_data), (s_entry, s_data), (m_entry, m_data), (n_entry, n_data) = templates, settings, metric, singular
+    singular rewrite of ``niah.py`` (``texts``, already read from it)."""
+    (t_entry, t_data), (s_entry, s_data), (m_entry, m_data) = templates, settings, metric
+    niah = next(f for f in texts.files if f.path == NIAH_SCRIPT)
     return RulerTasks(parse_templates(t_data, t_entry.path), parse_task_settings(s_data, s_entry.path),
-                      parse_metrics(m_data, m_entry.path), (t_entry, s_entry, m_entry, n_entry),
-                      singular_replacements(n_data, n_entry.path))
+                      parse_metrics(m_data, m_entry.path), (t_entry, s_entry, m_entry, niah), texts.singular)
